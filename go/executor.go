@@ -151,11 +151,7 @@ func (e *Executor) Close() error {
 // and call fn with each node's output (with monitorAll also its inputs), on
 // the calling goroutine; see MonitorFunc.
 func (e *Executor) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
-	return e.monitor.set(fn, func(cb, id uintptr) error {
-		return e.call(func(h uintptr) error {
-			return capi.Weft_executor_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
-		})
-	})
+	return e.monitor.install(&e.handle, fn, monitorAll, capi.Weft_executor_set_monitor_callback)
 }
 
 // SimpleBind binds sym on cpu(0) (OnDevice chooses another device),

@@ -94,11 +94,7 @@ func (c *CachedOp) Close() error {
 // the op runs, called on the invoking goroutine (nothing is reported for
 // calls inlined node by node while recording); see MonitorFunc.
 func (c *CachedOp) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
-	return c.monitor.set(fn, func(cb, id uintptr) error {
-		return c.call(func(h uintptr) error {
-			return capi.Weft_cached_op_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
-		})
-	})
+	return c.monitor.install(&c.handle, fn, monitorAll, capi.Weft_cached_op_set_monitor_callback)
 }
 
 // Inputs are the inputs Invoke takes, in order: every variable of the symbol.

@@ -139,10 +139,10 @@ func (a *NDArray) MonitorStat() (float64, error) {
 	return result(&a.handle, func(h uintptr, out []float64) error { return capi.Weft_ndarray_monitor_stat(h, out) })
 }
 
-// monitorFlag is the C ABI's monitor_all argument.
-func monitorFlag(all bool) int {
-	if all {
-		return 1
-	}
-	return 0
+// install sets fn (nil removes) on the object behind h through its C ABI
+// setter (weft_executor/predictor/cached_op_set_monitor_callback).
+func (s *monitorSlot) install(h *handle, fn MonitorFunc, all bool, setter func(uintptr, uintptr, uintptr, int) error) error {
+	return s.set(fn, func(cb, id uintptr) error {
+		return h.call(func(v uintptr) error { return setter(v, cb, id, boolInt(all)) })
+	})
 }

@@ -160,11 +160,7 @@ func (p *Predictor) Close() error {
 // goroutine running a predict call, so concurrent calls call it
 // concurrently; see MonitorFunc.
 func (p *Predictor) SetMonitorCallback(fn MonitorFunc, monitorAll bool) error {
-	return p.monitor.set(fn, func(cb, id uintptr) error {
-		return p.call(func(h uintptr) error {
-			return capi.Weft_predictor_set_monitor_callback(h, cb, id, monitorFlag(monitorAll))
-		})
-	})
+	return p.monitor.install(&p.handle, fn, monitorAll, capi.Weft_predictor_set_monitor_callback)
 }
 
 func (p *Predictor) names(list func(uintptr, []uintptr) error) ([]string, error) {
