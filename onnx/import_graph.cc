@@ -11,6 +11,7 @@
 #include <set>
 
 #include "import_context.h"
+#include "import_fuse.h"
 #include "model_proto_io.h"
 #include "weft/onnx_import.h"
 #include "weft/status.h"
@@ -266,12 +267,16 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
   out.producer =
       m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   const onnx_import::ConverterMap conv = AllConverters();
+  onnx_import::ConverterMap fused_conv;
+  onnx_import::AddFusedConverters(&fused_conv);
   CheckNames(m.graph(), what);
   CheckSupported(m.graph(), conv, what);
   CheckInputsDefined(m.graph(), what);
   SetInputShapes(m.mutable_graph(), options, what);
   auto inits = ReadInitializers(m.mutable_graph(), model_dir, what);
   RunCheckerAndInference(&m, out.opset, what);
+  if (options.fuse)
+    out.fused = onnx_import::FuseDecompositions(m.mutable_graph(), inits, model_dir, what);
   const onnx::GraphProto& g = m.graph();
   ImportContext c(rt, out.opset, what);
   for (const auto& v : g.value_info()) c.SetShape(v.name(), ShapeOfType(v.type()));
@@ -282,6 +287,10 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
   for (int i = 0; i < g.node_size(); ++i) {
     c.node = &g.node(i);
     c.node_name = UniqueName(g.node(i), i, &used);
+    if (c.node->domain() == onnx_import::kFusedDomain) {
+      fused_conv.at(c.node->op_type())(c);
+      continue;
+    }
     if (onnx_import::FoldNode(c)) continue;
     auto it = conv.find(c.node->op_type());
     if (it == conv.end()) {

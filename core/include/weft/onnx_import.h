@@ -35,6 +35,10 @@ struct OnnxImportOptions {
   // model with a dynamic one, so that its shape computations fold). A name
   // that is an initializer is ignored; any other unknown name is an error.
   std::map<std::string, Shape> input_shapes;
+  // Import the decompositions exporters write for LayerNorm, the erf GELU
+  // and dense layers (MatMul + Add) as those single operators (onnx/
+  // import_fuse.h); false keeps every ONNX node as its own operator.
+  bool fuse = true;
 };
 
 struct OnnxModel {
@@ -44,6 +48,7 @@ struct OnnxModel {
   std::vector<std::pair<std::string, Shape>> inputs;  // data inputs, in order
   int opset = 0;                                      // the default domain's opset
   std::string producer;                               // producer_name and version
+  int fused = 0;                                      // decompositions imported as one op
 };
 
 // The operators (ONNX op_type) the importer converts, sorted.
