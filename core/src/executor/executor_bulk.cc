@@ -38,9 +38,31 @@ int ResolveBulkMaxNodes(int option) {
 
 std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::BulkSegments(
     const std::vector<PlanStep>& steps, const std::vector<std::shared_ptr<const KernelCall>>& calls,
-    const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes) {
+    const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes,
+    const std::vector<bool>* constant) {
+  // Push order: the hoisted constant steps, then the others as planned.
+  std::vector<bool> hoisted(steps.size(), false);
+  if (constant) {
+    std::set<VarHandle> written_later;  // by steps that stay in place
+    auto is_const = [&](size_t i) { return calls[i] && (*constant)[steps[i].nid]; };
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (calls[i] && !is_const(i))
+        written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
+    for (size_t i = 0; i < steps.size(); ++i) {  // a constant step after one that stays, stays
+      if (!is_const(i)) continue;
+      hoisted[i] = true;
+      for (VarHandle r : calls[i]->reads()) hoisted[i] = hoisted[i] && !written_later.count(r);
+      if (!hoisted[i]) written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
+    }
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (hoisted[i]) order.push_back(i);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (!hoisted[i]) order.push_back(i);
   std::vector<Segment> segs;
-  std::vector<VarHandle> reads;  // every variable the open segment's steps read
+  std::vector<bool> seg_hoisted;  // per segment: it holds hoisted steps
+  std::vector<VarHandle> reads;   // every variable the open segment's steps read
   // Finishes `seg`: its reads are what its steps read and none of them writes.
   auto Close = [](Segment* seg, std::vector<VarHandle>* all_reads) {
     for (VarHandle r : *all_reads)
@@ -66,19 +88,25 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     return o;
   };
   bool open = false, ends = false;
-  for (size_t i = 0; i < steps.size(); ++i) {
+  for (size_t i : order) {
     const PlanStep& step = steps[i];
     const std::shared_ptr<const KernelCall>& call = calls[i];
     const bool copy = !call;
     const int cur = static_cast<int>(segs.size()) - 1;
     std::set<int> mine;
     if (!copy) mine = owners_of(*call);
-    bool join = open && !copy && !ends && step.ctx == segs.back().ctx &&
-                static_cast<int>(segs.back().calls.size()) < max_nodes && mine.count(cur) > 0;
+    // Hoisted steps chain without a length limit (one operation; a later
+    // step reading two of their segments would otherwise split its chain).
+    const bool room = open && (static_cast<int>(segs.back().calls.size()) < max_nodes ||
+                               (hoisted[i] && max_nodes > 1));
+    bool join = open && !copy && !ends && step.ctx == segs.back().ctx && room &&
+                (mine.count(cur) > 0 || (hoisted[i] && seg_hoisted.back()));
     for (int o : mine) join = join && (o == cur || deps[static_cast<size_t>(cur)].count(o) > 0);
+    join = join && (!open || seg_hoisted.back() == hoisted[i]);
     if (!join) {
       if (open) Close(&segs.back(), &reads);
       segs.emplace_back();
+      seg_hoisted.push_back(hoisted[i]);
       segs.back().ctx = step.ctx;
       segs.back().name = step.name;
       deps.push_back(mine);

@@ -132,10 +132,16 @@ struct Executor::Impl {
   // them), and the segment has not produced an entry in `visible` (an array
   // the caller may read: it is finished as early as before). A copy between device types is a
   // segment of its own. max_nodes <= 1: one segment per step.
+  // With `constant` (per node, ExecutorPlan::Impl::constant), the constant
+  // steps (a BatchNorm fold, a weight's layout: each reads parameters only)
+  // are pushed first, chained in segments of their own, unless a later
+  // step writes what they read: each would otherwise start an operation of
+  // its own and split the chain of the steps that read it (a folded
+  // MobileNet-v2 was 104 engine operations per forward instead of 3).
   static std::vector<std::shared_ptr<const Segment>> BulkSegments(
       const std::vector<PlanStep>& steps,
       const std::vector<std::shared_ptr<const KernelCall>>& calls, const IndexedGraph& g,
-      const std::vector<bool>& visible, int max_nodes);
+      const std::vector<bool>& visible, int max_nodes, const std::vector<bool>* constant = nullptr);
 };
 
 // The training graph of `symbol` for these gradient requests (one per

@@ -32,8 +32,8 @@ void Executor::Init(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan) {
   // caller reads, so segments end where they are produced.
   std::vector<bool> visible(g.num_node_entries(), false);
   for (const auto& o : g.outputs()) visible[g.entry_id(o)] = true;
-  m.forward_segments =
-      Impl::BulkSegments(p.forward_steps, m.forward_calls, g, visible, p.bulk_max_nodes);
+  m.forward_segments = Impl::BulkSegments(p.forward_steps, m.forward_calls, g, visible,
+                                          p.bulk_max_nodes, &p.constant);
   m.backward_segments =
       Impl::BulkSegments(p.backward_steps, m.backward_calls, g, visible, p.bulk_max_nodes);
 }
