@@ -151,11 +151,11 @@ bool MeanOfLastAxis(const GraphView& v, int i, const std::string& x) {
   return axes.size() == 1 && (axes[0] == -1 || (rank > 0 && axes[0] == rank - 1));
 }
 
-// A 1-D constant operand of length `h` of binary node `i` beside `name`.
-std::string VectorOperand(const GraphView& v, int i, const std::string& name, int64_t h) {
+// A 1-D constant operand of binary node `i` beside `name`.
+std::string VectorOperand(const GraphView& v, int i, const std::string& name) {
   const std::string other = Other(v, i, name);
   const ConstTensor* t = v.Const(other);
-  return t && t->dims.size() == 1 && t->dims[0] == h ? other : "";
+  return t && t->dims.size() == 1 ? other : "";
 }
 
 // ReduceMean(x) -> Sub(x, mean) = d -> Pow(d, 2) | Mul(d, d) -> ReduceMean ->
@@ -163,9 +163,7 @@ std::string VectorOperand(const GraphView& v, int i, const std::string& name, in
 std::optional<Group> MatchLayerNorm(const GraphView& v, int r1) {
   if (!v.Is(r1, "ReduceMean")) return std::nullopt;
   const std::string x = v.node(r1).input(0);
-  const std::vector<int64_t> xd = v.Dims(x);
-  if (xd.empty() || xd.back() <= 0 || !MeanOfLastAxis(v, r1, x)) return std::nullopt;
-  const int64_t h = xd.back();
+  if (!MeanOfLastAxis(v, r1, x)) return std::nullopt;
   const int sub = v.OnlyReader(v.node(r1).output(0));
   if (!v.Is(sub, "Sub") || v.node(sub).input(0) != x) return std::nullopt;
   const std::string d = v.node(sub).output(0);
@@ -193,12 +191,12 @@ std::optional<Group> MatchLayerNorm(const GraphView& v, int r1) {
   std::vector<int> nodes = {r1, sub, sq, r2, add, sqrt, div};
   std::string out = v.node(div).output(0), gamma, beta;
   const int mul = v.OnlyReader(out);
-  if (v.Is(mul, "Mul") && !(gamma = VectorOperand(v, mul, out, h)).empty()) {
+  if (v.Is(mul, "Mul") && !(gamma = VectorOperand(v, mul, out)).empty()) {
     nodes.push_back(mul);
     out = v.node(mul).output(0);
   }
   const int bias = v.OnlyReader(out);
-  if (v.Is(bias, "Add") && !(beta = VectorOperand(v, bias, out, h)).empty()) {
+  if (v.Is(bias, "Add") && !(beta = VectorOperand(v, bias, out)).empty()) {
     nodes.push_back(bias);
     out = v.node(bias).output(0);
   }
@@ -248,11 +246,11 @@ std::optional<Group> MatchDense(const GraphView& v, int mm) {
   const auto& n = v.node(mm);
   const ConstTensor* w = v.Const(n.input(1));
   const std::vector<int64_t> xd = v.Dims(n.input(0));
-  if (!w || w->dims.size() != 2 || xd.size() < 2) return std::nullopt;
+  if (!w || w->dims.size() != 2 || xd.size() == 1) return std::nullopt;
   std::string out = n.output(0), bias;
   std::vector<int> nodes = {mm};
   const int add = v.OnlyReader(out);
-  if (v.Is(add, "Add") && !(bias = VectorOperand(v, add, out, w->dims[1])).empty()) {
+  if (v.Is(add, "Add") && !(bias = VectorOperand(v, add, out)).empty()) {
     nodes.push_back(add);
     out = v.node(add).output(0);
   }
@@ -261,29 +259,50 @@ std::optional<Group> MatchDense(const GraphView& v, int mm) {
 
 // Converters of the fused nodes.
 
+// The scale and shift go into LayerNorm when they have the normalised
+// axis' length; a vector that broadcasts otherwise (length 1) is applied
+// after it, as the graph did.
 void ConvertLayerNorm(ImportContext& c) {
   const auto& n = *c.node;
   const int64_t h = c.KnownShape(n.input(0), "input").dims().back();
+  auto fits = [&](int i) { return !n.input(i).empty() && c.ShapeOf(n.input(i)) == Shape({h}); };
   auto param = [&](int i, double fill, const char* suffix) {
-    if (!n.input(i).empty()) return c.Sym(n.input(i));
+    if (fits(i)) return c.Sym(n.input(i));
     ConstTensor t;
     t.dims = {h};
     t.reals.assign(static_cast<size_t>(h), fill);
     return c.NewParam(suffix, t);
   };
   const Symbol gamma = param(1, 1.0, "_gamma"), beta = param(2, 0.0, "_beta");
-  c.SetOut(0, ImportContext::First(
-                  c.Op("LayerNorm", {c.Sym(n.input(0)), gamma, beta},
-                       {{"axis", "-1"}, {"eps", FormatScalar(AttrFloat(n, "epsilon", 1e-5f))}})));
+  Symbol y = ImportContext::First(
+      c.Op("LayerNorm", {c.Sym(n.input(0)), gamma, beta},
+           {{"axis", "-1"}, {"eps", FormatScalar(AttrFloat(n, "epsilon", 1e-5f))}}));
+  if (!n.input(1).empty() && !fits(1))
+    y = c.Op("broadcast_mul", {y, c.Sym(n.input(1))}, {}, "_scale");
+  if (!n.input(2).empty() && !fits(2))
+    y = c.Op("broadcast_add", {y, c.Sym(n.input(2))}, {}, "_shift");
+  c.SetOut(0, y);
 }
 
 void ConvertGelu(ImportContext& c) {
   c.SetOut(0, c.Op("LeakyReLU", {c.Sym(c.node->input(0))}, {{"act_type", "gelu"}}));
 }
 
-// FullyConnected takes its weight as (units, K): W (K, units) transposed.
+// FullyConnected takes its weight as (units, K): W (K, units) transposed;
+// a bias of another length than `units` (1: it broadcasts) is added after.
+// An input of rank 1 stays a dot.
 void ConvertDense(ImportContext& c) {
   const auto& n = *c.node;
+  const Shape xs = c.ShapeOf(n.input(0));
+  const bool bias = !n.input(2).empty();
+  if (!xs.ndim_known() || xs.ndim() < 2) {
+    if (xs.ndim_known() && xs.ndim() == 1) {
+      const Symbol y = c.Op("dot", {c.Sym(n.input(0)), c.Sym(n.input(1))}, {}, bias ? "_dot" : "");
+      c.SetOut(0, bias ? c.Op("broadcast_add", {y, c.Sym(n.input(2))}) : y);
+      return;
+    }
+    c.Unsupported("a MatMul input of unknown rank");
+  }
   const ConstTensor& w = c.Const(n.input(1), "weight");
   const int64_t k = w.dims[0], units = w.dims[1];
   ConstTensor wt;
@@ -292,12 +311,14 @@ void ConvertDense(ImportContext& c) {
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < units; ++j) wt.reals[j * k + i] = w.real(i * units + j);
   std::vector<Symbol> args = {c.Sym(n.input(0)), c.NewParam("_weight", wt)};
-  const bool bias = !n.input(2).empty();
-  if (bias) args.push_back(c.Sym(n.input(2)));
-  c.SetOut(0, c.Op("FullyConnected", args,
-                   {{"num_hidden", std::to_string(units)},
-                    {"flatten", "False"},
-                    {"no_bias", bias ? "False" : "True"}}));
+  const bool fits = bias && c.ShapeOf(n.input(2)) == Shape({units});
+  if (fits) args.push_back(c.Sym(n.input(2)));
+  Symbol y = c.Op("FullyConnected", args,
+                  {{"num_hidden", std::to_string(units)},
+                   {"flatten", "False"},
+                   {"no_bias", fits ? "False" : "True"}},
+                  bias && !fits ? "_fc" : "");
+  c.SetOut(0, bias && !fits ? c.Op("broadcast_add", {y, c.Sym(n.input(2))}) : y);
 }
 
 }  // namespace

@@ -153,6 +153,16 @@ Symbol Binary(ImportContext& c, const std::string& op, int a, int b, const std::
     const double s = c.Const(n.input(a), "operand").real(0);
     return c.Op(names.rscalar, {c.Sym(n.input(b))}, {{"scalar", FormatScalar(s)}}, suffix);
   }
+  // Operands of one static shape: MXNet's elementwise op, which the
+  // inference passes fuse (a residual Add into its convolution as a sum).
+  static const std::map<std::string, std::string> same_shape = {{"Add", "elemwise_add"},
+                                                                {"Sub", "elemwise_sub"},
+                                                                {"Mul", "elemwise_mul"},
+                                                                {"Div", "elemwise_div"}};
+  auto it = same_shape.find(op);
+  const Shape sa = c.ShapeOf(n.input(a)), sb = c.ShapeOf(n.input(b));
+  if (it != same_shape.end() && sa.is_known() && sa == sb)
+    return c.Op(it->second, {c.Sym(n.input(a)), c.Sym(n.input(b))}, {}, suffix);
   return c.Op(names.broadcast, {c.Sym(n.input(a)), c.Sym(n.input(b))}, {}, suffix);
 }
 
