@@ -208,6 +208,16 @@ class Executor {
   // updates, Dropout masks). Throws Error(kInvalidArgument) for is_train on
   // an executor whose graph the inference passes changed.
   void Forward(bool is_train);
+  // Serving without an input copy (the predictor): the kernels read
+  // argument `index` from `data` (the argument's shape and dtype, on the
+  // CPU) instead of its bound array, until it is called again; null gives
+  // them the array back. The caller keeps `data` valid and unchanged until
+  // every forward reading it has finished (the array's WaitToWrite), and
+  // calls this only while no forward is in flight. Returns false, changing
+  // nothing, when the argument cannot be lent: not on the CPU, a gradient
+  // or an output is that memory, a kernel writes into it, or a step copies
+  // it to another device.
+  bool BorrowArgument(size_t index, const void* data);
   // Pushes the gradient nodes after a Forward. `head_grads` holds one array
   // per output, or may be empty when every output is a loss op (their head
   // gradients are implicit). Throws Error(kInvalidArgument) when the

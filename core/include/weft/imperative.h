@@ -78,6 +78,13 @@ class KernelCall {
   const std::vector<VarHandle>& writes() const { return writes_; }
   const std::string& name() const { return name_; }
   Context ctx() const { return octx_.ctx; }
+  // For an executor that lends its kernels a caller's buffer in place of a
+  // bound array (Executor::BorrowArgument; no run in flight): true when an
+  // output blob lies in [from, from + bytes) (the memory must not be lent),
+  // and re-pointing every input blob in that range to the same offset in
+  // `to`.
+  bool WritesWithin(const char* from, size_t bytes) const;
+  void RepointInputs(const char* from, size_t bytes, char* to) const;
 
  private:
   friend std::shared_ptr<const KernelCall> PrepareKernel(Runtime*, const Kernel&, const NodeAttrs&,
@@ -88,7 +95,8 @@ class KernelCall {
   KernelFn fn_;
   NodeAttrs attrs_;
   OpContext octx_;
-  std::vector<TBlob> in_, out_;
+  mutable std::vector<TBlob> in_;  // re-pointed by RepointInputs
+  std::vector<TBlob> out_;
   std::vector<OpReq> reqs_;
   std::vector<std::pair<TBlob, TBlob>> add_later_;  // (temporary, output)
   KernelFn add_fn_;

@@ -101,6 +101,9 @@ struct Executor::Impl {
   std::vector<std::shared_ptr<const Segment>> forward_segments, backward_segments;
   std::vector<NDArray> grad_staging;  // per plan grad copy: its staging array, or none
   bool forward_done WEFT_GUARDED_BY(call_mu) = false;
+  // Per argument index: the caller's buffer its kernels read instead of the
+  // bound array (Executor::BorrowArgument).
+  std::map<size_t, char*> borrowed WEFT_GUARDED_BY(call_mu);
   bool last_is_train WEFT_GUARDED_BY(call_mu) = false;
   // The monitor (executor_monitor.cc): its callback and one segment per step.
   Executor::MonitorCallback monitor WEFT_GUARDED_BY(call_mu);

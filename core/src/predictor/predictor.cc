@@ -61,6 +61,48 @@ void CopyOut(const NDArray& o, const HostOutput& out) {
   out.drain(o.dptr(), out.bytes);
 }
 
+// The caller's input buffers lent to a leased executor's kernels for one
+// call (Executor::BorrowArgument), so a CPU input is not copied; an input
+// that cannot be lent (or has a fill callback) is copied in by CopyIn. The
+// destructor waits until no kernel reads them and gives the executor its
+// arrays back.
+class LentInputs {
+ public:
+  LentInputs(Executor* ex, const std::vector<NDArray>& bound, const std::vector<HostInput>& in)
+      : ex_(ex), bound_(bound) {
+    lent_.assign(in.size(), false);
+    if (ex->arg_arrays().empty() || ex->arg_arrays()[0].ctx().dev_type != DeviceType::kCPU) return;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i].fill || !in[i].data || in[i].bytes == 0) continue;
+      for (size_t k = 0; k < ex->arg_arrays().size() && !lent_[i]; ++k)
+        if (ex->arg_arrays()[k].dptr() == bound[i].dptr()) {
+          lent_[i] = ex->BorrowArgument(k, in[i].data);
+          if (lent_[i]) index_.emplace_back(i, k);
+        }
+    }
+  }
+  LentInputs(const LentInputs&) = delete;
+  LentInputs& operator=(const LentInputs&) = delete;
+  ~LentInputs() {
+    for (const auto& [i, k] : index_) {
+      try {
+        bound_[i].WaitToWrite();  // every kernel reading the caller's buffer has run
+        ex_->BorrowArgument(k, nullptr);
+      } catch (...) {
+        // Nothing writes the input, so the wait has no error to report; an
+        // unexpected one must not escape a destructor.
+      }
+    }
+  }
+  bool lent(size_t i) const { return lent_[i]; }
+
+ private:
+  Executor* ex_;
+  const std::vector<NDArray>& bound_;
+  std::vector<bool> lent_;
+  std::vector<std::pair<size_t, size_t>> index_;  // (input, argument)
+};
+
 bool HasCallbacks(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
   return std::any_of(inputs.begin(), inputs.end(), [](const HostInput& i) { return !!i.fill; }) ||
          std::any_of(outputs.begin(), outputs.end(), [](const HostOutput& o) { return !!o.drain; });
@@ -431,7 +473,9 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
            outputs[i].bytes, outputs[i].data ? "" : " (null)");
   }
   Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
-  for (size_t i = 0; i < inputs.size(); ++i) CopyIn(m.rt, lease.inputs()[i], inputs[i]);
+  const LentInputs lent(&ex, lease.inputs(), inputs);  // before the lease returns
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!lent.lent(i)) CopyIn(m.rt, lease.inputs()[i], inputs[i]);
   ex.Forward(false);
   for (size_t i = 0; i < outputs.size(); ++i) CopyOut(ex.outputs()[i], outputs[i]);
 }
