@@ -145,6 +145,8 @@ struct PredictorStats {
   size_t activation_bytes = 0;  // planned memory over all executors
   size_t batches = 0;           // dynamic batches run so far
   size_t batched_calls = 0;     // calls those batches served
+  size_t inputs_lent = 0;       // inputs the kernels read in the caller's buffer (no copy)
+  size_t inputs_copied = 0;     // inputs copied into a bound array (callbacks, batches, monitors)
 };
 
 class Predictor {

@@ -22,6 +22,34 @@ void AddUnique(std::vector<VarHandle>* v, VarHandle x) {
   if (!Contains(*v, x)) v->push_back(x);
 }
 
+// The push order: the constant steps that can go first (`hoisted`: none
+// reads what a step staying in place writes), then the others as planned.
+std::vector<size_t> PushOrder(const std::vector<PlanStep>& steps,
+                              const std::vector<std::shared_ptr<const KernelCall>>& calls,
+                              const std::vector<bool>* constant, std::vector<bool>* hoisted) {
+  hoisted->assign(steps.size(), false);
+  if (constant) {
+    std::set<VarHandle> written_later;  // by steps that stay in place
+    auto is_const = [&](size_t i) { return calls[i] && (*constant)[steps[i].nid]; };
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (calls[i] && !is_const(i))
+        written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
+    for (size_t i = 0; i < steps.size(); ++i) {  // a constant step after one that stays, stays
+      if (!is_const(i)) continue;
+      bool h = true;
+      for (VarHandle r : calls[i]->reads()) h = h && !written_later.count(r);
+      if (!h) written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
+      (*hoisted)[i] = h;
+    }
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if ((*hoisted)[i]) order.push_back(i);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (!(*hoisted)[i]) order.push_back(i);
+  return order;
+}
+
 }  // namespace
 
 int ResolveBulkMaxNodes(int option) {
@@ -40,26 +68,8 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
     const std::vector<PlanStep>& steps, const std::vector<std::shared_ptr<const KernelCall>>& calls,
     const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes,
     const std::vector<bool>* constant) {
-  // Push order: the hoisted constant steps, then the others as planned.
-  std::vector<bool> hoisted(steps.size(), false);
-  if (constant) {
-    std::set<VarHandle> written_later;  // by steps that stay in place
-    auto is_const = [&](size_t i) { return calls[i] && (*constant)[steps[i].nid]; };
-    for (size_t i = 0; i < steps.size(); ++i)
-      if (calls[i] && !is_const(i))
-        written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
-    for (size_t i = 0; i < steps.size(); ++i) {  // a constant step after one that stays, stays
-      if (!is_const(i)) continue;
-      hoisted[i] = true;
-      for (VarHandle r : calls[i]->reads()) hoisted[i] = hoisted[i] && !written_later.count(r);
-      if (!hoisted[i]) written_later.insert(calls[i]->writes().begin(), calls[i]->writes().end());
-    }
-  }
-  std::vector<size_t> order;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (hoisted[i]) order.push_back(i);
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (!hoisted[i]) order.push_back(i);
+  std::vector<bool> hoisted;
+  const std::vector<size_t> order = PushOrder(steps, calls, constant, &hoisted);
   std::vector<Segment> segs;
   std::vector<bool> seg_hoisted;  // per segment: it holds hoisted steps
   std::vector<VarHandle> reads;   // every variable the open segment's steps read

@@ -12,6 +12,7 @@
 
 #include "predictor/batcher.h"
 #include "predictor/executor_pool.h"
+#include "predictor/lent_inputs.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/engine.h"
 #include "weft/executor_plan.h"
@@ -60,48 +61,6 @@ void CopyOut(const NDArray& o, const HostOutput& out) {
   o.WaitToRead();  // rethrows the error of a failed op that wrote it
   out.drain(o.dptr(), out.bytes);
 }
-
-// The caller's input buffers lent to a leased executor's kernels for one
-// call (Executor::BorrowArgument), so a CPU input is not copied; an input
-// that cannot be lent (or has a fill callback) is copied in by CopyIn. The
-// destructor waits until no kernel reads them and gives the executor its
-// arrays back.
-class LentInputs {
- public:
-  LentInputs(Executor* ex, const std::vector<NDArray>& bound, const std::vector<HostInput>& in)
-      : ex_(ex), bound_(bound) {
-    lent_.assign(in.size(), false);
-    if (ex->arg_arrays().empty() || ex->arg_arrays()[0].ctx().dev_type != DeviceType::kCPU) return;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i].fill || !in[i].data || in[i].bytes == 0) continue;
-      for (size_t k = 0; k < ex->arg_arrays().size() && !lent_[i]; ++k)
-        if (ex->arg_arrays()[k].dptr() == bound[i].dptr()) {
-          lent_[i] = ex->BorrowArgument(k, in[i].data);
-          if (lent_[i]) index_.emplace_back(i, k);
-        }
-    }
-  }
-  LentInputs(const LentInputs&) = delete;
-  LentInputs& operator=(const LentInputs&) = delete;
-  ~LentInputs() {
-    for (const auto& [i, k] : index_) {
-      try {
-        bound_[i].WaitToWrite();  // every kernel reading the caller's buffer has run
-        ex_->BorrowArgument(k, nullptr);
-      } catch (...) {
-        // Nothing writes the input, so the wait has no error to report; an
-        // unexpected one must not escape a destructor.
-      }
-    }
-  }
-  bool lent(size_t i) const { return lent_[i]; }
-
- private:
-  Executor* ex_;
-  const std::vector<NDArray>& bound_;
-  std::vector<bool> lent_;
-  std::vector<std::pair<size_t, size_t>> index_;  // (input, argument)
-};
 
 bool HasCallbacks(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
   return std::any_of(inputs.begin(), inputs.end(), [](const HostInput& i) { return !!i.fill; }) ||
@@ -158,6 +117,7 @@ struct Predictor::Impl {
   // Dynamic batching (null when off).
   std::unique_ptr<Batcher> batcher;
   std::atomic<size_t> batches{0}, batched_calls{0};
+  std::atomic<size_t> inputs_lent{0}, inputs_copied{0};
   // Throws unless every output has the batch as its first axis.
   void CheckBatchAxis() const;
   // Fills `r` for a call the batcher can take (every input's first extent
@@ -292,6 +252,7 @@ void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t 
       for (size_t i = 0; i < shapes.size(); ++i)
         PushInputCopy(rt, lease->inputs()[i].Slice(off, off + r->samples), (*r->inputs)[i].data,
                       (*r->inputs)[i].bytes);
+      inputs_copied += shapes.size();
       off += r->samples;
     }
     ex.Forward(false);
@@ -474,8 +435,14 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
   }
   Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
   const LentInputs lent(&ex, lease.inputs(), inputs);  // before the lease returns
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!lent.lent(i)) CopyIn(m.rt, lease.inputs()[i], inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (lent.lent(i)) {
+      ++m.inputs_lent;
+      continue;
+    }
+    CopyIn(m.rt, lease.inputs()[i], inputs[i]);
+    ++m.inputs_copied;
+  }
   ex.Forward(false);
   for (size_t i = 0; i < outputs.size(); ++i) CopyOut(ex.outputs()[i], outputs[i]);
 }
@@ -525,6 +492,8 @@ PredictorStats Predictor::stats() const {
   s.weight_bytes = impl_->weight_bytes;
   s.batches = impl_->batches.load();
   s.batched_calls = impl_->batched_calls.load();
+  s.inputs_lent = impl_->inputs_lent.load();
+  s.inputs_copied = impl_->inputs_copied.load();
   return s;
 }
 

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -77,6 +78,44 @@ TEST(Predictor, FreezesFoldedWeightsAndMatchesTheUnoptimisedExecutor) {
   std::vector<float> again(out.size());
   pred->Predict({In(in, Shape{2, 3, 6, 6})}, {Out(&again)});
   EXPECT_EQ(again, out);
+}
+
+// A CPU input given as a buffer is read in place (lent to the executor's
+// kernels, not copied); one with a fill callback, or while a monitor is
+// set, is copied. Each call's result is the reference's, including a call
+// with new values in the same buffer and one with another buffer.
+TEST(Predictor, CallersInputBufferIsReadInPlace) {
+  Net net(1);
+  auto pred = Predictor::Create(&Runtime::Global(), net.sym, net.params,
+                                {{"data", Shape{1, 3, 6, 6}}}, Context::CPU(0));
+  std::vector<float> in = net.Input(), out(5);
+  auto expect_reference = [&net, &out](int call) {
+    const std::vector<float> want = net.Expected();
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-5) << call;
+  };
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)});
+  expect_reference(0);
+  EXPECT_EQ(pred->stats().inputs_lent, 1u);
+  EXPECT_EQ(pred->stats().inputs_copied, 0u);
+  for (float& v : in) v = 1.5f * v + 0.25f;  // the same buffer, new values
+  NDArray ref_data = net.ref->arg_arrays()[0];
+  ref_data.CopyFromHost(in.data(), in.size() * sizeof(float));
+  pred->Predict({In(in, Shape{1, 3, 6, 6})}, {Out(&out)});
+  expect_reference(1);
+  std::vector<float> other(in.size(), 0.5f);  // another buffer
+  ref_data.CopyFromHost(other.data(), other.size() * sizeof(float));
+  pred->Predict({In(other, Shape{1, 3, 6, 6})}, {Out(&out)});
+  expect_reference(2);
+  EXPECT_EQ(pred->stats().inputs_lent, 3u);
+  HostInput fill(nullptr, other.size() * sizeof(float), Shape{1, 3, 6, 6});
+  fill.fill = [&other](void* dst, size_t bytes) { std::memcpy(dst, other.data(), bytes); };
+  pred->Predict({fill}, {Out(&out)});
+  expect_reference(3);
+  pred->SetMonitorCallback([](const std::string&, const NDArray&) {}, false);
+  pred->Predict({In(other, Shape{1, 3, 6, 6})}, {Out(&out)});
+  expect_reference(4);
+  EXPECT_EQ(pred->stats().inputs_lent, 3u);
+  EXPECT_EQ(pred->stats().inputs_copied, 2u);
 }
 
 TEST(Predictor, WithoutCopyParamsBindsTheCallersArrays) {
