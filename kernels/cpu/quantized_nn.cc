@@ -6,6 +6,9 @@
 // quant::ProductRangeMax (semantics in core/src/op/quantized_nn.cc).
 #include "cpu/quantized_nn.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "cpu/cpu_util.h"
 #include "cpu/quantized_params.h"
 #include "nn_geometry.h"
@@ -86,6 +89,39 @@ void QuantizedFCSums(const TBlob& data, const int8_t* w, const int32_t* bias, in
     FCLoop(data.data<uint8_t>(), w, bias, rows, k, hidden, y);
   else
     FCLoop(data.data<int8_t>(), w, bias, rows, k, hidden, y);
+}
+
+Int8Weights QuantizeWeights(const float* w, const float* b, int64_t f, int64_t per,
+                            float data_scale, bool per_channel) {
+  Int8Weights q;
+  std::vector<float> lo(f), hi(f);
+  for (int64_t c = 0; c < f && per > 0; ++c) {
+    lo[c] = *std::min_element(w + c * per, w + (c + 1) * per);
+    hi[c] = *std::max_element(w + c * per, w + (c + 1) * per);
+  }
+  q.wmin = f > 0 ? *std::min_element(lo.begin(), lo.end()) : 0.f;
+  q.wmax = f > 0 ? *std::max_element(hi.begin(), hi.end()) : 0.f;
+  q.scales.assign(f, quant::QuantizeScale(DType::kInt8, q.wmin, q.wmax));
+  for (int64_t c = 0; per_channel && c < f; ++c) {
+    float scale = quant::QuantizeScale(DType::kInt8, lo[c], hi[c]);
+    if (b && b[c] != 0.f) {
+      const float lim = b[c] > 0 ? static_cast<float>(std::numeric_limits<int32_t>::max())
+                                 : static_cast<float>(std::numeric_limits<int32_t>::min());
+      scale = std::min(scale, lim / 2 / b[c] / data_scale);
+    }
+    q.scales[c] = scale;
+  }
+  q.w.resize(static_cast<size_t>(f * per));
+  ParallelFor(f, [&](int64_t c) {
+    for (int64_t j = 0; j < per; ++j)
+      q.w[c * per + j] = quant::SaturateRound<int8_t>(w[c * per + j] * q.scales[c]);
+  });
+  if (b) {
+    q.b.resize(static_cast<size_t>(f));
+    for (int64_t c = 0; c < f; ++c)
+      q.b[c] = quant::SaturateRound<int32_t>(b[c] * (q.scales[c] * data_scale));
+  }
+  return q;
 }
 
 template <typename TD>

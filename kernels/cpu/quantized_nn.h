@@ -1,7 +1,8 @@
-// The int8 convolution loop shared by _contrib_quantized_conv and the
-// quantized _sg_mkldnn_conv reference kernel: int32 sums of int8/uint8
-// data times int8 weights (MXNet's OIHW layout, groups), started from
-// `bias` (int32 levels, one per filter; null for none).
+// The int8 loops shared by the quantized convolution and fully connected
+// kernels (_contrib_quantized_* and the quantized _sg_mkldnn_* reference
+// kernels): int32 sums of int8/uint8 data times int8 weights, started from
+// int32 bias levels; and the int8 weights the _sg_mkldnn_* operators derive
+// from float32 parameters.
 #ifndef WEFT_KERNELS_CPU_QUANTIZED_NN_H_
 #define WEFT_KERNELS_CPU_QUANTIZED_NN_H_
 
@@ -13,6 +14,24 @@
 
 namespace weft {
 namespace cpu {
+
+// int8 weights and int32 bias levels derived from float32 parameters as
+// MXNet 1.9.1's oneDNN subgraph operators derive them (GetWeightScales, then
+// the scaled reorders of ConvertWeightBias2MKLDNN).
+struct Int8Weights {
+  std::vector<int8_t> w;      // sat(rne(w * scales[c])), c the output channel
+  std::vector<int32_t> b;     // sat(rne(bias * (scales[c] * data_scale))); empty without bias
+  std::vector<float> scales;  // levels per unit, one per output channel
+  float wmin = 0, wmax = 0;   // the whole weight's range
+};
+
+// `w`: f output channels of `per` values each; `b`: f values, or null.
+// `per_channel`: scales[c] = 127.5 / MaxAbs(channel c's min, max), lowered
+// to (INT32_MAX or INT32_MIN, by b[c]'s sign) / 2 / b[c] / data_scale where
+// that is smaller (MXNet keeps the bias levels inside half the int32 range);
+// otherwise every channel has the whole weight's 127.5 / MaxAbs(wmin, wmax).
+Int8Weights QuantizeWeights(const float* w, const float* b, int64_t f, int64_t per,
+                            float data_scale, bool per_channel);
 
 // TD: int8_t or uint8_t (instantiated for both).
 template <typename TD>

@@ -35,7 +35,6 @@ namespace cpu {
 
 namespace {
 
-using quant::MaxAbs;
 using quant::SaturateRound;
 
 void FoldBatchNorm(const SgConv& s, const std::vector<TBlob>& in, int64_t f, int64_t per,
@@ -63,32 +62,8 @@ SgDerived Derive(const SgConv& s, const std::vector<TBlob>& in, float data_scale
   if (s.bn) FoldBatchNorm(s, in, f, per, &w, &b);
   const bool has_bias = s.bias || s.bn;
   SgDerived d;
-  std::vector<float> lo(f), hi(f);
-  for (int64_t c = 0; c < f; ++c) {
-    lo[c] = *std::min_element(w.begin() + c * per, w.begin() + (c + 1) * per);
-    hi[c] = *std::max_element(w.begin() + c * per, w.begin() + (c + 1) * per);
-  }
-  d.wmin = *std::min_element(lo.begin(), lo.end());
-  d.wmax = *std::max_element(hi.begin(), hi.end());
-  d.scales.assign(f, quant::QuantizeScale(DType::kInt8, d.wmin, d.wmax));
-  for (int64_t c = 0; s.calibrated && c < f; ++c) {
-    float scale = quant::QuantizeScale(DType::kInt8, lo[c], hi[c]);
-    if (has_bias && b[c] != 0.f) {
-      const float lim = b[c] > 0 ? static_cast<float>(std::numeric_limits<int32_t>::max())
-                                 : static_cast<float>(std::numeric_limits<int32_t>::min());
-      scale = std::min(scale, lim / 2 / b[c] / data_scale);
-    }
-    d.scales[c] = scale;
-  }
-  d.w.resize(w.size());
-  for (int64_t c = 0; c < f; ++c)
-    for (int64_t j = 0; j < per; ++j)
-      d.w[c * per + j] = SaturateRound<int8_t>(w[c * per + j] * d.scales[c]);
-  if (has_bias) {
-    d.b.resize(f);
-    for (int64_t c = 0; c < f; ++c)
-      d.b[c] = SaturateRound<int32_t>(b[c] * (d.scales[c] * data_scale));
-  }
+  static_cast<Int8Weights&>(d) =
+      QuantizeWeights(w.data(), has_bias ? b.data() : nullptr, f, per, data_scale, s.calibrated);
   return d;
 }
 

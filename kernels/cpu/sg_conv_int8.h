@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "cpu/quantized_nn.h"
 #include "weft/graph.h"
 #include "weft/op.h"
 
@@ -35,15 +36,12 @@ struct SgConv {
   static SgConv Decode(const NodeAttrs& attrs);
 };
 
-// Weights and biases derived once per version of the float32 parameters.
-struct SgDerived {
+// Weights and biases derived once per version of the float32 parameters
+// (per-channel scales when calibrated).
+struct SgDerived : Int8Weights {
   std::vector<uint64_t> versions;   // of the parameters but the moving statistics
   std::vector<float> moving_stats;  // BatchNorm's mean and variance
   float data_min = 0, data_max = 0;
-  std::vector<int8_t> w;
-  std::vector<int32_t> b;
-  std::vector<float> scales;
-  float wmin = 0, wmax = 0;
   // What a faster kernel prepared from these (its primitive, its reordered
   // weights); dropped with them.
   std::shared_ptr<void> backend;

@@ -1,15 +1,23 @@
 // CPU reference kernel of the quantized _sg_mkldnn_fully_connected (MXNet
-// 1.9.1's SgMKLDNNFCOp, tensor-wise): int8/uint8 data times the int8
-// weight (both with their ranges) summed in int32 with the int8 bias
-// brought into the sums' levels (bias * data_scale * weight_scale /
-// bias_scale, rounded half away from zero; when that factor would pass
-// INT32_MAX / 2 / MaxAbs(bias range) / bias_scale it is capped there and the
-// weights are rescaled to match, as MXNet does). The real result is
-// sums / (data_scale * weight_scale); then the fused elementwise op, and
-// with enable_float_output that is the float32 output; calibrated, it is
-// scaled into the output's levels (uint8 after a non-negative op, else
-// int8; round half to even, saturated); uncalibrated, the int32 sums with
-// MXNet's product range.
+// 1.9.1's SgMKLDNNFCOp): int8/uint8 data times int8 weights summed in
+// int32, started from the bias in the sums' levels, then per output channel
+// c: out = act(acc * scale[c]) * post_scale. The weights:
+// - tensor-wise: the int8 weight and bias come with their ranges; the bias
+//   is brought into the sums' levels (bias * data_scale * weight_scale /
+//   bias_scale, rounded half away from zero; when that factor would pass
+//   INT32_MAX / 2 / MaxAbs(bias range) / bias_scale it is capped there and
+//   the weights are rescaled to match, as MXNet does);
+// - channel-wise (channel_wise_quantize=true): the float32 weight and bias
+//   are quantized here, one scale per output channel (QuantizeWeights: the
+//   channel's 127.5 / MaxAbs, lowered to keep the bias levels inside half
+//   the int32 range; bias levels = rne(bias * scale[c] * data_scale)).
+// The scales are the output scales MXNet hands oneDNN: scale[c] = t /
+// weight_scale[c] with t = 1 / data_scale for a float32 output
+// (enable_float_output: the real result) or before a fused elementwise op
+// (post_scale = the output's levels per unit), else out_levels /
+// data_scale. Calibrated, the result is rounded half to even and saturated
+// into uint8 after a non-negative op, else int8; uncalibrated (tensor-wise
+// only), the output is the int32 sums with MXNet's product range.
 #include "cpu/sg_fc_int8.h"
 
 #include <algorithm>
@@ -17,7 +25,6 @@
 #include <limits>
 
 #include "cpu/cpu_util.h"
-#include "cpu/quantized_nn.h"
 #include "cpu/quantized_params.h"
 #include "weft/quantization.h"
 
@@ -113,34 +120,92 @@ struct Act {
 
 template <typename T>
 void Levels(const SgFcCall& c, const int32_t* acc, T* y, int64_t n) {
-  const float real = 1.f / (c.data_scale * c.weight_scale);
   const Act act = Act::Of(c.act);
   ParallelFor(n, [&](int64_t i) {
-    y[i] = quant::SaturateRound<T>(act(static_cast<float>(acc[i]) * real) * c.out_scale);
+    y[i] = quant::SaturateRound<T>(act(static_cast<float>(acc[i]) * c.ScaleOf(i)) * c.post_scale);
   });
 }
 
-void SgFcInt8Cpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+// The channel-wise weights of one call, kept in its state while the
+// weight's and bias' versions and the data scale are unchanged.
+struct FcDerived {
+  std::vector<uint64_t> versions;
+  float data_scale = 0;
+  Int8Weights q;
+};
+
+std::shared_ptr<const Int8Weights> ChannelWiseWeights(const OpContext& ctx,
+                                                      const std::vector<TBlob>& in, size_t n,
+                                                      float data_scale) {
+  std::vector<uint64_t> versions;
+  const bool keep = ctx.state && ctx.input_versions;
+  if (keep) versions.assign(ctx.input_versions + 1, ctx.input_versions + n);
+  if (keep && *ctx.state) {
+    auto d = std::static_pointer_cast<FcDerived>(*ctx.state);
+    if (d->versions == versions && d->data_scale == data_scale)
+      return std::shared_ptr<const Int8Weights>(d, &d->q);
+  }
+  auto d = std::make_shared<FcDerived>();
+  d->versions = std::move(versions);
+  d->data_scale = data_scale;
+  const int64_t f = in[1].shape[0], per = f > 0 ? in[1].Size() / f : 0;
+  d->q = QuantizeWeights(in[1].data<float>(), n == 3 ? in[2].data<float>() : nullptr, f, per,
+                         data_scale, true);
+  if (keep) *ctx.state = d;
+  return std::shared_ptr<const Int8Weights>(d, &d->q);
+}
+
+// MXNet's tensor-wise preparation: one weight scale from the weight's
+// range, the int8 bias in the sums' levels, the weights rescaled (into `w`)
+// when the bias factor is capped.
+std::shared_ptr<const Int8Weights> TensorWiseWeights(const std::vector<TBlob>& in, size_t n,
+                                                     float data_scale) {
+  auto q = std::make_shared<Int8Weights>();
+  q->wmin = Scalar(in[n + 2]);
+  q->wmax = Scalar(in[n + 3]);
+  float weight_scale = quant::QuantizeScale(DType::kInt8, q->wmin, q->wmax);
+  if (n == 3) {
+    const float bmin = Scalar(in[n + 4]), bmax = Scalar(in[n + 5]);
+    const float bias_scale = quant::QuantizeScale(DType::kInt8, bmin, bmax);
+    float rescale = data_scale * weight_scale / bias_scale;
+    const float cap = static_cast<float>(std::numeric_limits<int32_t>::max()) / 2 /
+                      quant::MaxAbs(bmin, bmax) / bias_scale;
+    if (rescale > cap) {
+      const float w_rescale = cap * bias_scale / data_scale / weight_scale;
+      const int8_t* w = in[1].data<int8_t>();
+      q->w.resize(static_cast<size_t>(in[1].Size()));
+      for (size_t i = 0; i < q->w.size(); ++i)
+        q->w[i] = static_cast<int8_t>(std::round(w[i] * w_rescale));
+      weight_scale *= w_rescale;
+      rescale = cap;
+    }
+    const int8_t* b = in[2].data<int8_t>();
+    q->b.resize(static_cast<size_t>(in[1].shape[0]));
+    for (size_t i = 0; i < q->b.size(); ++i)
+      q->b[i] = static_cast<int32_t>(std::round(b[i] * rescale));
+  }
+  q->scales = {weight_scale};
+  return q;
+}
+
+void SgFcInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                  const std::vector<OpReq>&, const std::vector<TBlob>& out) {
-  const SgFcCall c = PrepareSgFc(attrs, in, out);
+  const SgFcCall c = PrepareSgFc(ctx, attrs, in, out);
   std::vector<int32_t> buf;
   int32_t* acc = out[0].dtype == DType::kInt32 ? out[0].data<int32_t>() : nullptr;
   if (!acc) {
     buf.resize(static_cast<size_t>(c.rows * c.hidden));
     acc = buf.data();
   }
-  QuantizedFCSums(in[0], c.w, c.bias.empty() ? nullptr : c.bias.data(), c.rows, c.k, c.hidden, acc);
-  FinishSgFc(attrs, c, acc, out);
+  QuantizedFCSums(in[0], c.w, c.bias, c.rows, c.k, c.hidden, acc);
+  FinishSgFc(c, acc, out);
 }
 
 }  // namespace
 
-SgFcCall PrepareSgFc(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+SgFcCall PrepareSgFc(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<TBlob>& out) {
   const QuantParams& p = attrs.params.Decoded<QuantParams>();
-  if (p.channel_wise)
-    Fail(StatusCode::kNotImplemented, "node '", attrs.name,
-         "' (_sg_mkldnn_fully_connected): channel-wise int8 is not supported (tensor-wise is)");
   SgFcCall c;
   const IndexedGraph g(*attrs.subgraphs.at(0));
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
@@ -155,53 +220,38 @@ SgFcCall PrepareSgFc(const NodeAttrs& attrs, const std::vector<TBlob>& in,
          "' (_sg_mkldnn_fully_connected): an uncalibrated int32 output cannot fuse '",
          c.act->attrs.name, "' (calibrate it, or set enable_float_output)");
   const size_t n = static_cast<size_t>(p.num_args);
-  const bool bias = n == 3;
   c.hidden = in[1].shape[0];
   c.rows = c.hidden > 0 ? out[0].Size() / c.hidden : 0;
   c.k = c.rows > 0 ? in[0].Size() / c.rows : 0;
-  c.data_scale = quant::QuantizeScale(in[0].dtype, Scalar(in[n]), Scalar(in[n + 1]));
-  c.weight_scale = quant::QuantizeScale(DType::kInt8, Scalar(in[n + 2]), Scalar(in[n + 3]));
-  c.w = in[1].data<int8_t>();
-  if (bias) {
-    const float bmin = Scalar(in[n + 4]), bmax = Scalar(in[n + 5]);
-    const float bias_scale = quant::QuantizeScale(DType::kInt8, bmin, bmax);
-    float rescale = c.data_scale * c.weight_scale / bias_scale;
-    const float cap = static_cast<float>(std::numeric_limits<int32_t>::max()) / 2 /
-                      quant::MaxAbs(bmin, bmax) / bias_scale;
-    if (rescale > cap) {
-      const float w_rescale = cap * bias_scale / c.data_scale / c.weight_scale;
-      c.rescaled.resize(static_cast<size_t>(in[1].Size()));
-      for (size_t i = 0; i < c.rescaled.size(); ++i)
-        c.rescaled[i] = static_cast<int8_t>(std::round(c.w[i] * w_rescale));
-      c.w = c.rescaled.data();
-      c.weight_scale *= w_rescale;
-      rescale = cap;
-    }
-    const int8_t* b = in[2].data<int8_t>();
-    c.bias.resize(static_cast<size_t>(c.hidden));
-    for (int64_t i = 0; i < c.hidden; ++i)
-      c.bias[i] = static_cast<int32_t>(std::round(b[i] * rescale));
-  }
+  const float dmin = Scalar(in[n]), dmax = Scalar(in[n + 1]);
+  c.data_scale = quant::QuantizeScale(in[0].dtype, dmin, dmax);
+  c.q = p.channel_wise ? ChannelWiseWeights(ctx, in, n, c.data_scale)
+                       : TensorWiseWeights(in, n, c.data_scale);
+  c.w = p.channel_wise || !c.q->w.empty() ? c.q->w.data() : in[1].data<int8_t>();
+  c.bias = c.q->b.empty() ? nullptr : c.q->b.data();
+  float t = 1.f / c.data_scale;
   if (c.calibrated && !c.float_out) {
     c.lo = p.min_calib;
     c.hi = p.max_calib;
-    c.out_scale = quant::QuantizeScale(out[0].dtype, c.lo, c.hi);
+    const float out_scale = quant::QuantizeScale(out[0].dtype, c.lo, c.hi);
+    if (c.act)
+      c.post_scale = out_scale;
+    else
+      t = out_scale / c.data_scale;
   } else if (!c.float_out) {
-    c.hi = quant::ProductRangeMax(Scalar(in[n]), Scalar(in[n + 1]), Scalar(in[n + 2]),
-                                  Scalar(in[n + 3]), in[0].dtype == DType::kInt8);
+    c.hi = quant::ProductRangeMax(dmin, dmax, c.q->wmin, c.q->wmax, in[0].dtype == DType::kInt8);
     c.lo = -c.hi;
   }
+  for (float ws : c.q->scales) c.scale.push_back(t / ws);
   return c;
 }
 
-void FinishSgFc(const NodeAttrs&, const SgFcCall& c, const int32_t* acc,
-                const std::vector<TBlob>& out) {
+void FinishSgFc(const SgFcCall& c, const int32_t* acc, const std::vector<TBlob>& out) {
   const int64_t n = c.rows * c.hidden;
   if (c.float_out) {
     float* y = out[0].data<float>();
-    const float real = 1.f / (c.data_scale * c.weight_scale);
     const Act act = Act::Of(c.act);
-    ParallelFor(n, [&](int64_t i) { y[i] = act(static_cast<float>(acc[i]) * real); });
+    ParallelFor(n, [&](int64_t i) { y[i] = act(static_cast<float>(acc[i]) * c.ScaleOf(i)); });
     return;
   }
   if (out[0].dtype == DType::kUint8)

@@ -15,16 +15,19 @@
 // and pass::ExpandSubgraphs inlines it before a graph runs, where the
 // inference passes fuse the layers again for oneDNN.
 //
-// quantized=true (_sg_mkldnn_conv only; int8, kernels/cpu/sg_conv_int8.cc):
-// the node also takes data_min, data_max [, sum_min, sum_max] after the
-// nested graph's variables and has three outputs (output, output_min,
-// output_max); data and sum are int8/uint8, the weights float32 (the kernel
-// derives the int8 ones, as MXNet does), and the output uint8 when the last
-// activation is relu, else int8, with min/max_calib_range, and int32
-// without. ExpandSubgraphs keeps such nodes; their kernel runs them.
+// quantized=true (int8; ExpandSubgraphs keeps such nodes and their kernels
+// run them): _sg_mkldnn_conv (kernels/cpu/sg_conv_int8.cc) also takes
+// data_min, data_max [, sum_min, sum_max] after the nested graph's variables
+// and has three outputs (output, output_min, output_max); data and sum are
+// int8/uint8, the weights float32 (the kernel derives the int8 ones, as
+// MXNet does), and the output uint8 when the last activation is relu, else
+// int8, with min/max_calib_range, and int32 without.
+// _sg_mkldnn_fully_connected (kernels/cpu/sg_fc_int8.cc) is described at
+// QuantizedFCType below; both read their attributes as quant::QuantParams.
 #include "op/op_common.h"
 #include "op/subgraph_ops.h"
 #include "weft/pass.h"
+#include "weft/quantization.h"
 
 namespace weft {
 namespace op {
@@ -134,20 +137,21 @@ OpDef SubgraphDef(const std::string& name, const std::string& alias, std::vector
   return d;
 }
 
-bool Quantized(const ParamValues& p) { return p.GetBool("quantized"); }
+// The attributes decoded once per node, as the int8 kernels read them.
+const quant::QuantParams& QParams(const ParamValues& p) { return p.Decoded<quant::QuantParams>(); }
 
-size_t NumArgs(const ParamValues& p) { return static_cast<size_t>(p.GetInt("num_args")); }
+bool Quantized(const ParamValues& p) { return QParams(p).quantized; }
+
+size_t NumArgs(const ParamValues& p) { return static_cast<size_t>(QParams(p).num_args); }
 
 // The range inputs a quantized node takes after num_args.
 size_t NumRangeInputs(const ParamValues& p) {
   if (!Quantized(p)) return 0;
-  return 2 + (p.Has("with_sum") && p.GetBool("with_sum") ? 2 : 0);
+  return 2 + (QParams(p).with_sum ? 2 : 0);
 }
 
 // Index of the sum input among the first num_args, or num_args when none.
-size_t SumIndex(const ParamValues& p) {
-  return p.GetBool("with_sum") ? NumArgs(p) - 1 : NumArgs(p);
-}
+size_t SumIndex(const ParamValues& p) { return QParams(p).with_sum ? NumArgs(p) - 1 : NumArgs(p); }
 
 // Whether the last fused activation never goes negative (MXNet's
 // IsOutputUint8): relu, sigmoid, softrelu, clip from a bound >= 0, square,
@@ -201,9 +205,9 @@ bool QuantizedConvType(const NodeAttrs& attrs, std::vector<DType>* in, std::vect
     if (i != sum) (*in)[i] = bin[i];
   for (size_t i = n; i < in->size(); ++i)
     AssignType(attrs, in, i, DType::kFloat32, StrCat("input ", i));
-  const bool calib =
-      !attrs.params.IsNone("min_calib_range") && !attrs.params.IsNone("max_calib_range");
-  const DType t = !calib ? DType::kInt32 : EndsWithRelu(attrs) ? DType::kUint8 : DType::kInt8;
+  const DType t = !QParams(attrs.params).calibrated ? DType::kInt32
+                  : EndsWithRelu(attrs)             ? DType::kUint8
+                                                    : DType::kInt8;
   AssignType(attrs, out, 0, t, "output 0");
   for (size_t i = 1; i < 3; ++i) AssignType(attrs, out, i, DType::kFloat32, StrCat("output ", i));
   return AllKnown(*in) && AllKnown(*out);
@@ -215,35 +219,51 @@ bool QuantizedConvType(const NodeAttrs& attrs, std::vector<DType>* in, std::vect
 // range only. One float32 output with enable_float_output, else the output
 // (uint8 after a non-negative activation, int8, or int32 uncalibrated)
 // and its range.
-bool ChannelWise(const ParamValues& p) {
-  return !p.IsNone("channel_wise_quantize") && p.GetBool("channel_wise_quantize");
-}
-bool FloatOutput(const ParamValues& p) { return p.GetBool("enable_float_output"); }
-
 int QuantizedFCInputs(const ParamValues& p) {
-  const int n = static_cast<int>(NumArgs(p));
-  if (!Quantized(p)) return n;
-  return ChannelWise(p) ? n + 2 : 3 * n;
+  const quant::QuantParams& q = QParams(p);
+  const int n = static_cast<int>(q.num_args);
+  if (!q.quantized) return n;
+  return q.channel_wise ? n + 2 : 3 * n;
+}
+
+// Refuses what MXNet never writes and its kernel cannot run: a calibrated
+// range together with enable_float_output, and a channel-wise layer with
+// neither (MXNet's channel-wise scales need a fused requantize or
+// dequantize).
+void CheckFCOutputForm(const NodeAttrs& attrs, const quant::QuantParams& q) {
+  if (q.calibrated && q.enable_float_output)
+    Fail(StatusCode::kNotImplemented, SubgraphLabel(attrs),
+         ": quantized with both min/max_calib_range and enable_float_output (MXNet writes one "
+         "or the other)");
+  if (q.channel_wise && !q.calibrated && !q.enable_float_output)
+    Fail(StatusCode::kNotImplemented, SubgraphLabel(attrs),
+         ": channel_wise_quantize needs min_calib_range/max_calib_range or "
+         "enable_float_output (an int32 output has one scale)");
 }
 
 bool QuantizedFCType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
-  const ParamValues& p = attrs.params;
-  if (!Quantized(p)) return SubgraphType(attrs, in, out);
-  const size_t n = NumArgs(p);
+  const quant::QuantParams& q = QParams(attrs.params);
+  if (!q.quantized) return SubgraphType(attrs, in, out);
+  CheckFCOutputForm(attrs, q);
+  const size_t n = static_cast<size_t>(q.num_args);
   CheckLevels(attrs, (*in)[0], "data");
   for (size_t i = 1; i < in->size(); ++i)
-    AssignType(attrs, in, i, i < n && !ChannelWise(p) ? DType::kInt8 : DType::kFloat32,
+    AssignType(attrs, in, i, i < n && !q.channel_wise ? DType::kInt8 : DType::kFloat32,
                StrCat("input ", i));
-  const bool calib = !p.IsNone("min_calib_range") && !p.IsNone("max_calib_range");
   DType t = DType::kInt32;
-  if (FloatOutput(p))
+  if (q.enable_float_output)
     t = DType::kFloat32;
-  else if (calib)
+  else if (q.calibrated)
     t = EndsWithRelu(attrs) ? DType::kUint8 : DType::kInt8;
   AssignType(attrs, out, 0, t, "output 0");
   for (size_t i = 1; i < out->size(); ++i)
     AssignType(attrs, out, i, DType::kFloat32, StrCat("output ", i));
   return AllKnown(*in) && AllKnown(*out);
+}
+
+int QuantizedFCOutputs(const ParamValues& p) {
+  const quant::QuantParams& q = QParams(p);
+  return q.quantized && !q.enable_float_output ? 3 : 1;
 }
 
 }  // namespace
@@ -284,10 +304,10 @@ void RegisterSubgraphOps(OpRegistry* reg) {
   fc.input_names = FCInputNames;
   fc.check_subgraphs = CheckFCSubgraph;
   fc.num_inputs_fn = QuantizedFCInputs;
-  fc.num_outputs_fn = [](const ParamValues& p) { return Quantized(p) && !FloatOutput(p) ? 3 : 1; };
+  fc.num_outputs_fn = QuantizedFCOutputs;
   fc.output_names = [](const ParamValues& p) {
-    if (Quantized(p) && !FloatOutput(p))
-      return std::vector<std::string>{"output", "output_min", "output_max"};
+    if (QuantizedFCOutputs(p) == 3)  // MXNet's names (the convolution's are output_min/max)
+      return std::vector<std::string>{"output", "min_output", "max_output"};
     return std::vector<std::string>{"output"};
   };
   fc.infer_shape = QuantizedShape;
