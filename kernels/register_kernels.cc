@@ -26,6 +26,7 @@ void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
 void RegisterNNRnnParamConcatCpu(KernelRegistry* reg);
 void RegisterContribTransformerCpu(KernelRegistry* reg);
+Kernel FusedSelfAttKernel(const std::string& op, DeviceType dev, Kernel fp);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
@@ -207,12 +208,13 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNLeakyCuda(reg);
 #endif
   // MXNet's oneDNN-fused attention ops compute what the contrib ones do:
-  // their kernels, every backend.
+  // their kernels, every backend, and the int8 reference for quantized=true.
   for (const char* op : {"selfatt_qk", "selfatt_valatt"}) {
     const std::string base = std::string("_contrib_interleaved_matmul_") + op;
     for (DeviceType dev : {DeviceType::kCPU, DeviceType::kGPU})
       for (const std::string& b : reg->Backends(base, dev))
-        reg->Add(std::string("_sg_mkldnn_") + op, dev, *reg->FindBackend(base, dev, b));
+        reg->Add(std::string("_sg_mkldnn_") + op, dev,
+                 cpu::FusedSelfAttKernel(op, dev, *reg->FindBackend(base, dev, b)));
   }
 }
 

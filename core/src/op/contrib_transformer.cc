@@ -28,9 +28,12 @@
 // without the `_contrib_` prefix, from (ograd, inputs...) to one gradient
 // per input; an interleaved array's gradient is zero in the blocks the op
 // does not read.
+#include <algorithm>
+
 #include "elemwise_common.h"
 #include "op_common.h"
 #include "subgraph_ops.h"
+#include "weft/quantization.h"
 
 namespace weft {
 namespace op {
@@ -216,33 +219,99 @@ void AddForward(OpRegistry* reg, const std::string& name, const std::string& doc
   AddBackward(reg, backward, std::move(bins), std::move(bouts));
 }
 
+// The quantized forms of the fused attention ops (MXNet's
+// SgMKLDNNSelfAttQKInferType / ValAttInferType, decoded once as
+// quant::QuantParams): int8 qkv [and uint8 attention] each followed by its
+// (min, max) inputs; output float32 with enable_float_output, else int8
+// when calibrated or int32, and its (min, max). Both a calibrated range and
+// enable_float_output is refused (MXNet writes one or the other, and its
+// kernel would write int8 levels into the float32 output).
+const quant::QuantParams& SelfAttParams(const ParamValues& p) {
+  return p.Decoded<quant::QuantParams>();
+}
+
+bool SelfAttFloatOnly(const ParamValues& p) {
+  const quant::QuantParams& q = SelfAttParams(p);
+  return !q.quantized || q.enable_float_output;
+}
+
+InferShapeFn QuantizedSelfAttShape(size_t base, InferShapeFn shape) {
+  return [base, shape](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+    if (!SelfAttParams(attrs.params).quantized) return shape(attrs, in, out);
+    std::vector<Shape> bin(in->begin(), in->begin() + base), bout = {(*out)[0]};
+    const bool known = shape(attrs, &bin, &bout);
+    std::copy(bin.begin(), bin.end(), in->begin());
+    (*out)[0] = bout[0];
+    for (size_t i = base; i < in->size(); ++i)
+      AssignShape(attrs, in, i, Shape({1}), StrCat("input ", i));
+    for (size_t i = 1; i < out->size(); ++i)
+      AssignShape(attrs, out, i, Shape({1}), StrCat("output ", i));
+    return known && AllKnown(*in) && AllKnown(*out);
+  };
+}
+
+InferTypeFn QuantizedSelfAttType(std::vector<DType> levels) {
+  return [levels](const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>* out) {
+    const quant::QuantParams& q = SelfAttParams(attrs.params);
+    if (!q.quantized) return ElemwiseType(attrs, in, out);
+    if (q.calibrated && q.enable_float_output)
+      Fail(StatusCode::kNotImplemented, SubgraphLabel(attrs),
+           ": quantized with both min/max_calib_range and enable_float_output (MXNet writes one "
+           "or the other)");
+    const std::vector<std::string> names = attrs.op->input_names(attrs.params);
+    for (size_t i = 0; i < in->size(); ++i) {
+      const DType want = i < levels.size() ? levels[i] : DType::kFloat32;
+      if ((*in)[i] != DType::kUnknown && (*in)[i] != want)
+        Fail(StatusCode::kDType, SubgraphLabel(attrs), ": quantized, input '", names[i],
+             "' must be ", DTypeName(want), ", given ", DTypeName((*in)[i]));
+      (*in)[i] = want;
+    }
+    const DType t = q.enable_float_output ? DType::kFloat32
+                    : q.calibrated        ? DType::kInt8
+                                          : DType::kInt32;
+    AssignType(attrs, out, 0, t, "output 0");
+    for (size_t i = 1; i < out->size(); ++i)
+      AssignType(attrs, out, i, DType::kFloat32, StrCat("output ", i));
+    return true;
+  };
+}
+
 // MXNet's oneDNN-fused attention op `name` (1.9.1's _sg_mkldnn_selfatt_*,
-// 2.0's _sg_onednn_selfatt_*, written by optimize_for('MKLDNN') for BERT),
-// float32: it computes what `_contrib_<base>` computes (its kernels are the
-// contrib op's, kernels/register_kernels.cc). quantized=true (int8) is
-// refused at shape inference, naming the node.
+// 2.0's _sg_onednn_selfatt_*, written by optimize_for('MKLDNN') for BERT):
+// float32, it computes what `_contrib_<base>` computes (its kernels are the
+// contrib op's, kernels/register_kernels.cc); quantized=true, the int8 form
+// above with the range inputs `ranges` (kernels/cpu/selfatt_int8.cc).
 void AddFusedSelfAtt(OpRegistry* reg, const std::string& name, const std::string& base,
-                     std::vector<std::string> ins, InferShapeFn shape) {
+                     std::vector<std::string> ins, std::vector<std::string> ranges,
+                     std::vector<DType> levels, InferShapeFn shape) {
   OpDef f;
   f.name = "_sg_mkldnn_" + name;
   f.aliases = {"_sg_onednn_" + name};
-  f.doc = "MXNet's oneDNN-fused _contrib_" + base + " (float32).";
+  f.doc = "MXNet's oneDNN-fused _contrib_" + base + " (float32, or int8 with quantized=true).";
   f.params = HeadsParams();
-  f.params.push_back(BoolParam("quantized", "False", "int8 computation (not supported)."));
+  f.params.push_back(BoolParam("quantized", "False", "int8 computation."));
   f.params.push_back(BoolParam("enable_float_output", "False", "Float output of an int8 op."));
   f.params.push_back(Optional(FloatParam("min_calib_range", "None", "Calibrated minimum.")));
   f.params.push_back(Optional(FloatParam("max_calib_range", "None", "Calibrated maximum.")));
-  f.num_inputs = static_cast<int>(ins.size());
-  f.input_names = FixedNames(std::move(ins));
-  f.infer_shape = [shape](const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-    if (attrs.params.GetBool("quantized"))
-      Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
-           "): quantized=true (int8) is not supported; float32 runs");
-    return shape(attrs, in, out);
+  const size_t n = ins.size();
+  f.num_inputs_fn = [n](const ParamValues& p) {
+    return static_cast<int>(SelfAttParams(p).quantized ? 3 * n : n);
   };
-  f.infer_type = ElemwiseType;
+  f.num_outputs_fn = [](const ParamValues& p) { return SelfAttFloatOnly(p) ? 1 : 3; };
+  std::vector<std::string> quantized_ins = ins;
+  quantized_ins.insert(quantized_ins.end(), ranges.begin(), ranges.end());
+  f.input_names = [ins, quantized_ins](const ParamValues& p) {
+    return SelfAttParams(p).quantized ? quantized_ins : ins;
+  };
+  f.output_names = [](const ParamValues& p) {
+    if (SelfAttFloatOnly(p)) return std::vector<std::string>{"output"};
+    return std::vector<std::string>{"output", "min_output", "max_output"};
+  };
+  f.infer_shape = QuantizedSelfAttShape(n, std::move(shape));
+  f.infer_type = QuantizedSelfAttType(std::move(levels));
   // As optimize_for writes it, the node carries the contrib op as its
-  // subgraph (ExpandSubgraphs inlines it); a node without one runs the kernel.
+  // subgraph (ExpandSubgraphs inlines the float32 form); a node without one
+  // runs the kernel.
   const std::string inner = "_contrib_" + base;
   f.check_subgraphs = [inner](const Node& n) {
     const IndexedGraph g(*SingleSubgraph(n.attrs));
@@ -270,9 +339,11 @@ void AddFusedSelfAtt(OpRegistry* reg, const std::string& name, const std::string
 
 void RegisterContribTransformer(OpRegistry* reg) {
   AddFusedSelfAtt(reg, "selfatt_qk", "interleaved_matmul_selfatt_qk", {"queries_keys_values"},
-                  QKShape);
+                  {"min_qkv", "max_qkv"}, {DType::kInt8}, QKShape);
   AddFusedSelfAtt(reg, "selfatt_valatt", "interleaved_matmul_selfatt_valatt",
-                  {"queries_keys_values", "attention"}, ValAttShape);
+                  {"queries_keys_values", "attention"},
+                  {"min_qkv", "max_qkv", "min_attention", "max_attention"},
+                  {DType::kInt8, DType::kUint8}, ValAttShape);
   AddForward(reg, "interleaved_matmul_selfatt_qk",
              "Scaled q.k scores of every head from interleaved "
              "(seq_len, batch, heads*3*head_dim) projections.",

@@ -41,7 +41,8 @@ TEST(ContribTransformer, ClosedForm) {
 
 // MXNet's oneDNN-fused forms (optimize_for('MKLDNN') on BERT; 2.0's
 // _sg_onednn_* names) compute the contrib ops' closed forms; their int8
-// form is refused naming the node.
+// form (tests/kernels/selfatt_int8_test.cc) refuses float32 data naming the
+// op and the input.
 TEST(ContribTransformer, FusedSelfAttentionOps) {
   NDArray qkv = test::Array({2, 1, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   const double r = 1 / std::sqrt(2.0);
@@ -53,8 +54,10 @@ TEST(ContribTransformer, FusedSelfAttentionOps) {
   NDArray att = test::Array({1, 2, 2}, {1, 0, 0.25, 0.75});
   EXPECT_EQ(test::Values(test::Run("_sg_mkldnn_selfatt_valatt", {qkv, att}, {{"heads", "1"}})[0]),
             (std::vector<double>{5, 6, 0.25 * 5 + 0.75 * 11, 0.25 * 6 + 0.75 * 12}));
-  test::ExpectOpError("_sg_mkldnn_selfatt_qk", {qkv}, {{"heads", "1"}, {"quantized", "True"}},
-                      StatusCode::kNotImplemented, {"_sg_mkldnn_selfatt_qk", "int8"});
+  NDArray one = test::Array({1}, {1});
+  test::ExpectOpError("_sg_mkldnn_selfatt_qk", {qkv, one, one},
+                      {{"heads", "1"}, {"quantized", "True"}}, StatusCode::kDType,
+                      {"_sg_mkldnn_selfatt_qk", "queries_keys_values", "int8", "float32"});
 }
 
 TEST(ContribTransformer, Gradients) {
