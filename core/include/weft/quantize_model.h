@@ -52,6 +52,14 @@ struct QuantizeOptions {
   // MXNet's quantize_model_mkldnn: PartitionConv first, FuseRequantize after
   // calibration (the int8 graph oneDNN runs fastest).
   bool fuse = false;
+  // tensor-wise | channel-wise. MXNet's channel-wise applies to its fused
+  // fully connected layers: with `fuse`, PartitionFullyConnected runs too and
+  // each _sg_mkldnn_fully_connected is quantized with channel_wise_quantize
+  // (its float32 weight and bias kept, one weight scale per output channel;
+  // it needs calibration). Without `fuse` it changes nothing, as in MXNet.
+  // (MXNet's quantize_model_mkldnn also partitions fully connected layers
+  // tensor-wise; Weft keeps them _contrib_quantized_fully_connected there.)
+  std::string quantize_granularity = "tensor-wise";
 };
 
 // MXNet's MKLDNN_QUANTIZE partitioning of convolutions: every 2-D
@@ -66,9 +74,18 @@ struct Partitioned {
 };
 Partitioned PartitionConv(const OpRegistry& reg, const Symbol& sym);
 
-// MXNet's post-quantize fusion (SgMKLDNNConvPostQuantizeSelector): a
-// calibrated requantize after a quantized _sg_mkldnn_conv is folded into it
-// (the convolution takes its min/max_calib_range and writes int8/uint8).
+// MXNet's MKLDNN_QUANTIZE partitioning of fully connected layers: every
+// FullyConnected [-> relu, LeakyReLU leaky, abs or clip from 0] (each link
+// read by the next alone) as one float32 _sg_mkldnn_fully_connected node
+// ("sg_mkldnn_fully_connected[_eltwise]_<n>"), `alias` as PartitionConv's.
+Partitioned PartitionFullyConnected(const OpRegistry& reg, const Symbol& sym);
+
+// MXNet's post-quantize fusions (SgMKLDNNConvPostQuantizeSelector,
+// SgMKLDNNFCPostQuantizeSelector): a calibrated requantize after a
+// quantized _sg_mkldnn_conv or _sg_mkldnn_fully_connected is folded into it
+// (the layer takes its min/max_calib_range and writes int8/uint8); for the
+// fully connected layer, a requantize read only by a dequantize is folded
+// with it (enable_float_output: the layer writes float32).
 Symbol FuseRequantize(const Symbol& qsym);
 
 struct QuantizedSymbol {
@@ -77,7 +94,8 @@ struct QuantizedSymbol {
 };
 
 // MXNet's QuantizeGraph. Throws Error(kInvalidArgument) for an unknown
-// quantized_dtype or quantize_mode, or an excluded name that no node has.
+// quantized_dtype, quantize_mode or quantize_granularity, or an excluded
+// name that no node has.
 QuantizedSymbol QuantizeSymbol(const OpRegistry& reg, const Symbol& sym,
                                const std::set<std::string>& offline_params,
                                const QuantizeOptions& opts);
@@ -144,7 +162,8 @@ struct QuantizedModel {
 // offline, calibration on the float32 model over `calib_data` (batches in
 // its order, from a Reset), SetCalibTable and QuantizeParams. `calib_data`
 // may be null only for calib_mode "none". Throws Error(kInvalidArgument)
-// for an unknown calib_mode or a missing iterator.
+// for an unknown calib_mode, a missing iterator, or channel-wise fused
+// layers without calibration.
 QuantizedModel QuantizeModel(Runtime* rt, const Symbol& sym,
                              const std::map<std::string, NDArray>& args,
                              const std::map<std::string, NDArray>& aux, DataIter* calib_data,

@@ -1,12 +1,17 @@
-// quant::PartitionConv: MXNet 1.9.1's MKLDNN_QUANTIZE convolution
-// partitioning (src/operator/subgraph/mkldnn/mkldnn_conv_property.h) for
-// the int8 flow: each 2-D Convolution [-> BatchNorm] [-> relu]
-// [-> elemwise_add -> [relu]] whose links have a single reader becomes one
-// _sg_mkldnn_conv node carrying the layers as its subgraph (named as MXNet
-// names them: sg_mkldnn_conv_bn_act_<n>), with the subgraph's variables in
-// the order its kernel reads them: data, weight, [bias], [gamma, beta, mean,
-// var], [sum]. Only relu (and a clip from a non-negative bound before the
-// sum) is fused: the activations the int8 kernel computes.
+// quant::PartitionConv and PartitionFullyConnected: MXNet 1.9.1's
+// MKLDNN_QUANTIZE partitioning (src/operator/subgraph/mkldnn/
+// mkldnn_conv_property.h, mkldnn_fc_property.h) for the int8 flow. Each
+// chain whose links have a single reader becomes one node carrying the
+// layers as its subgraph, named as MXNet names them, with the subgraph's
+// variables in the order its kernel reads them:
+// - a 2-D Convolution [-> BatchNorm] [-> relu] [-> elemwise_add -> [relu]]
+//   is a _sg_mkldnn_conv (sg_mkldnn_conv_bn_act_<n>; data, weight, [bias],
+//   [gamma, beta, mean, var], [sum]); only relu, and a clip from a
+//   non-negative bound before the sum, is fused;
+// - a FullyConnected [-> relu, LeakyReLU leaky, abs, or clip from 0] is a
+//   _sg_mkldnn_fully_connected (sg_mkldnn_fully_connected[_eltwise]_<n>;
+//   data, weight, [bias]). MXNet's quantized selector also takes LeakyReLU
+//   elu and gelu, which the int8 kernel does not compute: they stay apart.
 #include <set>
 
 #include "weft/graph.h"
@@ -34,31 +39,47 @@ bool IsClip(const Node& n) {
 
 bool Is(const Node& n, const char* op) { return !n.is_variable() && n.op()->name == op; }
 
-// The fused chain starting at a convolution: its nodes in order, and the
-// add's other operand.
+// The fully connected layer's elementwise ops the int8 kernel computes
+// among those MXNet's quantized selector fuses.
+bool IsFCEltwise(const Node& n) {
+  if (IsRelu(n) || Is(n, "abs")) return true;
+  if (Is(n, "LeakyReLU")) return n.attrs.params.GetString("act_type") == "leaky";
+  return Is(n, "clip") && n.attrs.params.GetFloat("a_min") == 0;
+}
+
+enum class Kind { kConv, kFullyConnected };
+
+// The fused chain starting at a convolution or fully connected layer: its
+// nodes in order, and the add's other operand.
 struct Chain {
-  std::vector<NodePtr> nodes;  // conv, [bn], [relu], [add, [relu]]
+  std::vector<NodePtr> nodes;  // conv, [bn], [relu], [add, [relu]]; or fc, [eltwise]
   bool bn = false, act = false, sum = false, postsum_act = false;
   NodeEntry sum_input;
 };
 
 class Partitioner {
  public:
-  Partitioner(const OpRegistry& reg, const Symbol& sym) : reg_(reg), sym_(sym) {}
+  Partitioner(const OpRegistry& reg, const Symbol& sym, Kind kind)
+      : reg_(reg), sym_(sym), kind_(kind) {}
   Partitioned Run();
 
  private:
   // The single reader of `n`'s output 0 (nothing else read from it), or null.
   NodePtr SoleReader(const Node* n) const;
+  // Whether a chain of kind_ starts at `n`.
+  bool Starts(const Node& n) const;
   // The chain from `conv` through nodes no earlier chain took.
   Chain Grow(const NodePtr& conv, const std::set<const Node*>& taken) const;
+  Chain GrowFC(const NodePtr& fc, const std::set<const Node*>& taken) const;
   NodePtr Fuse(const Chain& c, size_t id);
+  NodePtr FuseFC(const Chain& c, size_t id);
   NodeEntry Mirror(const NodeEntry& e) const {
     return NodeEntry{mirror_.at(e.node.get()), e.index, e.version};
   }
 
   const OpRegistry& reg_;
   const Symbol& sym_;
+  const Kind kind_;
   std::map<const Node*, NodePtr> by_ptr_;
   Readers readers_;
   std::set<const Node*> outputs_;
@@ -72,7 +93,24 @@ NodePtr Partitioner::SoleReader(const Node* n) const {
   return by_ptr_.at(it->second[0].first);
 }
 
+bool Partitioner::Starts(const Node& n) const {
+  if (kind_ == Kind::kFullyConnected) return Is(n, "FullyConnected");
+  return Is(n, "Convolution") && n.attrs.params.GetShape("kernel").ndim() == 2;
+}
+
+Chain Partitioner::GrowFC(const NodePtr& fc, const std::set<const Node*>& taken) const {
+  Chain c;
+  c.nodes.push_back(fc);
+  NodePtr next = SoleReader(fc.get());
+  if (next && !taken.count(next.get()) && IsFCEltwise(*next)) {
+    c.act = true;
+    c.nodes.push_back(next);
+  }
+  return c;
+}
+
 Chain Partitioner::Grow(const NodePtr& conv, const std::set<const Node*>& taken) const {
+  if (kind_ == Kind::kFullyConnected) return GrowFC(conv, taken);
   Chain c;
   c.nodes.push_back(conv);
   auto free_reader = [&](const Node* n) {
@@ -108,8 +146,38 @@ Chain Partitioner::Grow(const NodePtr& conv, const std::set<const Node*>& taken)
   return c;
 }
 
+// The _sg_mkldnn_fully_connected node of chain `c` (the `id`th fused).
+NodePtr Partitioner::FuseFC(const Chain& c, size_t id) {
+  std::vector<NodeEntry> outer;
+  auto fc = std::make_shared<Node>(*c.nodes[0]);
+  fc->inputs.clear();
+  fc->control_deps.clear();
+  for (const NodeEntry& e : c.nodes[0]->inputs) {
+    outer.push_back(Mirror(e));
+    const std::string name =
+        e.node->is_variable() ? e.node->attrs.name : OutputEntryName(*e.node, e.index);
+    fc->inputs.push_back(NodeEntry{MakeVariable(name), 0, 0});
+  }
+  NodePtr last = fc;
+  if (c.act) {
+    last = std::make_shared<Node>(*c.nodes[1]);
+    last->inputs = {NodeEntry{fc, 0, 0}};
+    last->control_deps.clear();
+  }
+  auto sub = std::make_shared<Graph>();
+  sub->outputs = {NodeEntry{last, 0, 0}};
+  StringMap params = {{"num_args", std::to_string(outer.size())}};
+  if (c.act) params["with_eltwise"] = "true";
+  const std::string name =
+      std::string("sg_mkldnn_fully_connected_") + (c.act ? "eltwise_" : "") + std::to_string(id);
+  NodePtr sg = MakeOpNode(reg_, "_sg_mkldnn_fully_connected", name, std::move(outer), params);
+  sg->attrs.subgraphs = {sub};
+  return sg;
+}
+
 // The _sg_mkldnn_conv node of chain `c` (the `id`th fused).
 NodePtr Partitioner::Fuse(const Chain& c, size_t id) {
+  if (kind_ == Kind::kFullyConnected) return FuseFC(c, id);
   std::vector<NodeEntry> outer;
   auto var = [&](const NodeEntry& e) {
     outer.push_back(Mirror(e));
@@ -161,9 +229,7 @@ Partitioned Partitioner::Run() {
   std::map<const Node*, Chain> chains;  // by the chain's last node
   std::set<const Node*> fused;
   for (const NodePtr& n : order) {
-    if (fused.count(n.get()) || !Is(*n, "Convolution") ||
-        n->attrs.params.GetShape("kernel").ndim() != 2)
-      continue;
+    if (fused.count(n.get()) || !Starts(*n)) continue;
     Chain c = Grow(n, fused);
     for (const NodePtr& m : c.nodes) fused.insert(m.get());
     chains[c.nodes.back().get()] = std::move(c);
@@ -193,7 +259,11 @@ Partitioned Partitioner::Run() {
 }  // namespace
 
 Partitioned PartitionConv(const OpRegistry& reg, const Symbol& sym) {
-  return Partitioner(reg, sym).Run();
+  return Partitioner(reg, sym, Kind::kConv).Run();
+}
+
+Partitioned PartitionFullyConnected(const OpRegistry& reg, const Symbol& sym) {
+  return Partitioner(reg, sym, Kind::kFullyConnected).Run();
 }
 
 }  // namespace quant

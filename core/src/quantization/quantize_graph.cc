@@ -69,7 +69,7 @@ void GraphQuantizer::Mark(const std::vector<NodePtr>& order) {
   for (const NodePtr& n : order) {
     for (const NodeEntry& e : n->inputs) readers[e.node.get()].push_back(n.get());
     if (n->is_variable() || ex_nodes.count(n->attrs.name) || ex_ops.count(n->op()->name)) continue;
-    const Rule rule = RuleFor(*n);
+    const Rule rule = RuleFor(*n, opts_.quantize_granularity == "channel-wise");
     if (rule.qop.empty()) continue;
     rules_[n.get()] = rule;
     if (rule.must)
@@ -232,6 +232,10 @@ QuantizedSymbol QuantizeSymbol(const OpRegistry& reg, const Symbol& sym,
   if (opts.quantize_mode != "smart" && opts.quantize_mode != "full")
     Fail(StatusCode::kInvalidArgument, "quantize: quantize_mode must be smart or full, given '",
          opts.quantize_mode, "'");
+  if (opts.quantize_granularity != "tensor-wise" && opts.quantize_granularity != "channel-wise")
+    Fail(StatusCode::kInvalidArgument,
+         "quantize: quantize_granularity must be tensor-wise or channel-wise, given '",
+         opts.quantize_granularity, "'");
   return GraphQuantizer(reg, offline_params, opts).Run(sym);
 }
 

@@ -2,6 +2,7 @@
 // SetCalibTableToQuantizedGraph pass, _quantize_params and quantize_model
 // (python/mxnet/contrib/quantization.py), calibration reading the float32
 // layer outputs through an executor bound on the graph's internals.
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -133,22 +134,45 @@ Symbol SetCalibTable(const Symbol& qsym, const CalibTable& table) {
 Symbol FuseRequantize(const Symbol& qsym) {
   Symbol out;
   out.outputs = CopyGraph(qsym.outputs);
-  std::map<const Node*, NodePtr> folded;  // requantize -> the convolution it folds into
+  std::map<const Node*, std::vector<const Node*>> readers;
+  std::set<const Node*> heads;
+  for (const NodePtr& n : TopoOrder(out.outputs))
+    for (const NodeEntry& e : n->inputs) readers[e.node.get()].push_back(n.get());
+  for (const NodeEntry& e : out.outputs) heads.insert(e.node.get());
+  // Entries of a folded requantize (or dequantize) -> the layer's.
+  std::map<const Node*, NodePtr> folded;
   auto redirect = [&](NodeEntry* e) {
     auto f = folded.find(e->node.get());
     if (f != folded.end()) e->node = f->second;
+  };
+  auto assign = [](const NodePtr& n, const std::string& key, const std::string& value) {
+    n->attrs.dict[key] = value;
+    n->attrs.params = ParseParams(n->op()->name, &n->op()->params, n->attrs.dict);
   };
   DFSVisit(out.outputs, [&](const NodePtr& n) {
     for (NodeEntry& e : n->inputs) redirect(&e);
     if (n->is_variable() || n->op()->name != "_contrib_requantize" ||
         !n->attrs.dict.count("min_calib_range"))
       return;
-    const NodePtr& conv = n->inputs[0].node;
-    if (conv->is_variable() || conv->op()->name != "_sg_mkldnn_conv") return;
-    conv->attrs.dict["min_calib_range"] = n->attrs.dict.at("min_calib_range");
-    conv->attrs.dict["max_calib_range"] = n->attrs.dict.at("max_calib_range");
-    conv->attrs.params = ParseParams(conv->op()->name, &conv->op()->params, conv->attrs.dict);
-    folded[n.get()] = conv;
+    const NodePtr& layer = n->inputs[0].node;
+    if (layer->is_variable()) return;
+    const std::string& op = layer->op()->name;
+    if (op != "_sg_mkldnn_conv" && op != "_sg_mkldnn_fully_connected") return;
+    const std::vector<const Node*>& next = readers[n.get()];
+    const bool to_float =
+        op == "_sg_mkldnn_fully_connected" && !heads.count(n.get()) && !next.empty() &&
+        std::all_of(next.begin(), next.end(), [&](const Node* r) {
+          return r == next[0] && !r->is_variable() && r->op()->name == "_contrib_dequantize";
+        });
+    if (to_float) {
+      // The dequantize's readers read the layer's float32 output 0.
+      assign(layer, "enable_float_output", "True");
+      folded[next[0]] = layer;
+    } else {
+      layer->attrs.dict["min_calib_range"] = n->attrs.dict.at("min_calib_range");
+      assign(layer, "max_calib_range", n->attrs.dict.at("max_calib_range"));
+    }
+    folded[n.get()] = layer;
   });
   for (NodeEntry& e : out.outputs) redirect(&e);
   return out;
@@ -193,10 +217,22 @@ QuantizedModel QuantizeModel(Runtime* rt, const Symbol& sym,
          "quantize: calib_mode must be none, naive or entropy, given '", mode, "'");
   if (mode != "none" && !calib_data)
     Fail(StatusCode::kInvalidArgument, "quantize: calib_mode ", mode, " needs calibration data");
+  const bool channel_wise = qopts.fuse && qopts.quantize_granularity == "channel-wise";
+  if (channel_wise && mode == "none")
+    Fail(StatusCode::kInvalidArgument,
+         "quantize: channel-wise fully connected layers need calibration (their per-channel "
+         "scales need a calibrated or float32 output), calib_mode is none");
   std::set<std::string> offline;
   for (const auto& [name, arr] : args) offline.insert(name);
   Partitioned parts{sym, {}};
   if (qopts.fuse) parts = PartitionConv(rt->ops(), sym);
+  if (channel_wise) {
+    // Fully connected chains are plain nodes after PartitionConv: their
+    // aliases name the graph as given.
+    Partitioned fc = PartitionFullyConnected(rt->ops(), parts.symbol);
+    fc.alias.insert(parts.alias.begin(), parts.alias.end());
+    parts = std::move(fc);
+  }
   const QuantizedSymbol qs = QuantizeSymbol(rt->ops(), parts.symbol, offline, qopts);
   QuantizedModel m;
   m.symbol = qs.symbol;

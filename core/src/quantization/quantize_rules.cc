@@ -5,7 +5,7 @@
 namespace weft {
 namespace quant {
 
-Rule RuleFor(const Node& node) {
+Rule RuleFor(const Node& node, bool channel_wise) {
   const std::string& op = node.op()->name;
   const ParamValues& p = node.attrs.params;
   Rule r;
@@ -39,6 +39,17 @@ Rule RuleFor(const Node& node) {
     const size_t sum = p.GetBool("with_sum") ? n - 1 : n;
     for (size_t i = 1; i < n; ++i)
       if (i != sum) r.float_inputs.insert(i);
+  } else if (op == "_sg_mkldnn_fully_connected" && !p.GetBool("quantized")) {
+    // MXNet's SgMKLDNNFCQuantizedOp, the channel_wise_quantize its
+    // NeedQuantize adds, and SgMKLDNNAvoidFCQuantizeInput.
+    r.qop = op;
+    r.must = r.requantize = true;
+    r.extra_params = {{"quantized", "true"}};
+    if (channel_wise) {
+      r.extra_params["channel_wise_quantize"] = "True";
+      for (size_t i = 1; i < static_cast<size_t>(p.GetInt("num_args")); ++i)
+        r.float_inputs.insert(i);
+    }
   }
   return r;
 }

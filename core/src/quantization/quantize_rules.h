@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <set>
-#include <set>
 #include <string>
 
 #include "weft/node.h"
@@ -31,8 +30,10 @@ struct Rule {
 
 // The rule for `node` (a non-variable), depending on its parameters where
 // MXNet's does (Activation relu only, Pooling max/avg, Concat dim > 0,
-// Embedding of float32, 2-D fused convolutions).
-Rule RuleFor(const Node& node);
+// Embedding of float32, 2-D fused convolutions). `channel_wise`: MXNet's
+// quantize_granularity channel-wise, which keeps a fused fully connected
+// layer's weight and bias float32.
+Rule RuleFor(const Node& node, bool channel_wise);
 
 }  // namespace quant
 }  // namespace weft
