@@ -214,6 +214,20 @@ std::string Squeeze(Context& cx, const std::string& x, const std::vector<int64_t
   return AxesOp(cx, "Squeeze", x, axes, name, out);
 }
 
+std::string SliceRange(Context& cx, const std::string& x, int64_t begin, int64_t end, int64_t axis,
+                       const std::string& name) {
+  return cx.Add1("Slice",
+                 {x, cx.ConstInts(name + "_starts", {begin}), cx.ConstInts(name + "_ends", {end}),
+                  cx.ConstInts(name + "_axes", {axis})},
+                 name);
+}
+
+std::string CastTo(Context& cx, const std::string& x, int to, const std::string& name) {
+  const std::string out = cx.Fresh(name);
+  SetInt(cx.Add("Cast", {x}, {out}, name), "to", to);
+  return out;
+}
+
 std::string ReshapeTo(Context& cx, const std::string& x, const std::vector<int64_t>& shape,
                       const std::string& name, const std::string& out) {
   const std::string o = out.empty() ? cx.Fresh(name) : out;

@@ -128,6 +128,11 @@ std::string Unsqueeze(Context& cx, const std::string& x, const std::vector<int64
                       const std::string& name, const std::string& out = "");
 std::string Squeeze(Context& cx, const std::string& x, const std::vector<int64_t>& axes,
                     const std::string& name, const std::string& out = "");
+// `x` sliced to [begin, end) on `axis`.
+std::string SliceRange(Context& cx, const std::string& x, int64_t begin, int64_t end, int64_t axis,
+                       const std::string& name);
+// `x` cast to ONNX element type `to`.
+std::string CastTo(Context& cx, const std::string& x, int to, const std::string& name);
 // Reshape `x` to the constant `shape` into `out` (fresh when empty).
 std::string ReshapeTo(Context& cx, const std::string& x, const std::vector<int64_t>& shape,
                       const std::string& name, const std::string& out = "");
@@ -152,6 +157,8 @@ void AddIndexConverters(ConverterTable* t);
 void AddAttentionConverters(ConverterTable* t);
 void AddRnnConverters(ConverterTable* t);
 void AddVisionConverters(ConverterTable* t);
+void AddBoxNmsConverters(ConverterTable* t);
+void AddMultiBoxConverters(ConverterTable* t);
 // The converter of `op` (by its name or an alias), or null.
 Converter FindConverter(const OpDef& op);
 // Every operator with a converter (canonical names).

@@ -16,6 +16,8 @@ const ConverterTable& Table() {
     AddAttentionConverters(m);
     AddRnnConverters(m);
     AddVisionConverters(m);
+    AddBoxNmsConverters(m);
+    AddMultiBoxConverters(m);
     return m;
   }();
   return *t;

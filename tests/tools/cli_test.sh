@@ -591,8 +591,9 @@ case "$case_name" in
     ;;
   export_onnx)
     # `weft export`: det1 with its real weights (MXNet 0.8 files) written as
-    # ONNX at two opsets; a model with an operator ONNX lacks fails naming the
-    # node and writes nothing; a missing input shape and a bad opset are errors.
+    # ONNX at two opsets, the e2e SSD with MultiBoxDetection; a model with an
+    # operator ONNX lacks fails naming the node and writes nothing; a missing
+    # input shape and a bad opset are errors.
     [[ -f "$shared/deepinsight__det1-0001.params" ]] || { echo "SKIP: no det1 params"; exit 77; }
     for opset in 11 17; do
       run export "$shared/deepinsight__det1-symbol.json" "$shared/deepinsight__det1-0001.params" \
@@ -604,9 +605,17 @@ case "$case_name" in
     done
     run export ../../data/e2e/mxnet_ssd/symbol.json ../../data/e2e/mxnet_ssd/model.params \
       -o "$tmp/ssd.onnx" --shape data=1,3,16,24
+    expect_rc 0
+    [[ -s "$tmp/ssd.onnx" ]] || fail "no $tmp/ssd.onnx"
+    cat > "$tmp/am-symbol.json" << 'EOF'
+{"nodes": [{"op": "null", "name": "data", "inputs": []},
+ {"op": "argmax", "name": "am", "attrs": {"axis": "1"}, "inputs": [[0, 0, 0]]}],
+ "arg_nodes": [0], "heads": [[1, 0, 0]], "attrs": {"mxnet_version": ["int", 10901]}}
+EOF
+    run export "$tmp/am-symbol.json" -o "$tmp/am.onnx" --shape data=2,3
     expect_rc 1
-    expect_in err "1 node cannot be exported" "op '_contrib_MultiBoxDetection' node 'detection'"
-    [[ ! -e "$tmp/ssd.onnx" ]] || fail "a model was written despite the error"
+    expect_in err "1 node cannot be exported" "op 'argmax' node 'am': no ONNX conversion"
+    [[ ! -e "$tmp/am.onnx" ]] || fail "a model was written despite the error"
     run export "$shared/deepinsight__det1-symbol.json" -o "$tmp/x.onnx"
     expect_rc 1
     expect_in err "the shapes of the inputs data"
