@@ -9,8 +9,11 @@
 #
 # Models: the real files of ../shared/testdata/mxnet-models (det1 with its
 # real weights and tests/data/det1's image; the others with seeded random
-# weights and inputs from bench/onnx_export/random_model.py), and the e2e
-# graphs of tests/data/e2e with their weights and inputs.
+# weights and inputs from bench/onnx_export/random_model.py), the e2e
+# graphs of tests/data/e2e with their weights and inputs, and the detection
+# outputs (box_nms, MultiBoxDetection) compared element by element on seeded
+# inputs (bench/onnx_export/detection-symbol.json) and on the NumPy
+# references of tests/data/op_refs.
 # Installs nodejs, npm (apt) and onnxruntime-node (npm, into BUILD/ort_node)
 # when missing, as bench_infer_peers.sh does.
 set -euo pipefail
@@ -44,6 +47,10 @@ echo "|---|---|---|---|---|---|"
 
 npy_shape() { /usr/bin/python3 -c "import numpy as np; print(','.join(map(str, np.load('$1').shape)))"; }
 
+# Set `tol=--max-abs=E` on a call of case_row or dyn_row to compare element by element
+# (every |ORT - Weft| <= E) and report the max |ORT - Weft| in place of the relative one.
+metric() { [[ -n "${tol:-}" ]] && echo max_abs || echo rel; }
+
 # case NAME SYMBOL PARAMS ORT_INPUTS(NAME=FILE,...) [RUN_ONLY_INPUTS(NAME=FILE,...)]
 case_row() {
   local name="$1" sym="$2" params="$3" ins="$4" extra="${5:-}"
@@ -68,10 +75,10 @@ case_row() {
     local onnx="$work/$id-$opset.onnx"
     if "$weft" export "$sym" "${exp_params[@]}" -o "$onnx" --opset "$opset" "${shapes[@]}" > "$work/$id.exp" 2>&1; then
       exp+=(yes)
-      if node "$root/bench/onnx_export/ort_compare.js" "$onnx" "$work/$id.weft" "${ort_in[@]}" \
-          > "$work/$id.ort" 2>&1; then ort+=(yes); else ort+=(no); fi
+      if node "$root/bench/onnx_export/ort_compare.js" ${tol:+"$tol"} "$onnx" "$work/$id.weft" \
+          "${ort_in[@]}" > "$work/$id.ort" 2>&1; then ort+=(yes); else ort+=(no); fi
       if [[ $opset == 13 ]]; then
-        rel="$(grep -o 'rel=[^ ]*' "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1)"
+        rel="$(grep -o "$(metric)=[^ ]*" "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1)"
         grep -q "equal=no\|error" "$work/$id.ort" && rel="$rel ($(grep -m1 'equal=no\|error' "$work/$id.ort"))"
       fi
     else
@@ -85,26 +92,33 @@ case_row() {
   echo "| $name | $format | ${exp[*]} | ${ort[*]} | ${rel:--} | ${why:--} |"
 }
 
-# dyn_row NAME SYMBOL PARAMS DATA1 DATA2 [LABEL2]: exported with --dynamic-batch from
-# DATA1's shape (batch 1), run by ONNX Runtime on DATA2 (batch 2) against `weft run` on DATA2.
+# dyn_row NAME SYMBOL PARAMS INPUTS1 INPUTS2 [RUN_ONLY2] (inputs NAME=FILE,...): exported
+# with --dynamic-batch from INPUTS1's shapes (batch 1), run by ONNX Runtime on INPUTS2 (a
+# larger batch) against `weft run` on INPUTS2 and RUN_ONLY2; the row shows the first input.
 dyn_rows=()
 dyn_row() {
-  local name="$1" sym="$2" params="$3" d1="$4" d2="$5" label="${6:-}" id="dyn_${1//[^A-Za-z0-9_.-]/_}"
-  local run_in=(--input "data=$d2") result
-  [[ -n "$label" ]] && run_in+=(--input "softmax_label=$label")
-  if ! "$weft" run --symbol "$sym" --params "$params" "${run_in[@]}" --output-dir "$work/$id.weft" \
+  local name="$1" sym="$2" params="$3" extra="${6:-}" id="dyn_${1//[^A-Za-z0-9_.-]/_}"
+  local in1=() in2=() more=() shapes=() run_in=() result p
+  IFS=, read -ra in1 <<< "$4"
+  IFS=, read -ra in2 <<< "$5"
+  IFS=, read -ra more <<< "$extra"
+  for p in "${in1[@]}"; do shapes+=(--shape "${p%%=*}=$(npy_shape "${p#*=}")"); done
+  for p in "${in2[@]}" "${more[@]}"; do run_in+=(--input "$p"); done
+  local run_params=(--params "$params") exp_params=("$params")
+  [[ "$params" == - ]] && run_params=() exp_params=()  # no weights
+  if ! "$weft" run --symbol "$sym" "${run_params[@]}" "${run_in[@]}" --output-dir "$work/$id.weft" \
       > /dev/null 2>&1; then
     result="weft run failed"
-  elif ! "$weft" export "$sym" "$params" -o "$work/$id.onnx" --dynamic-batch \
-      --shape "data=$(npy_shape "$d1")" > /dev/null 2>&1; then
+  elif ! "$weft" export "$sym" "${exp_params[@]}" -o "$work/$id.onnx" --dynamic-batch \
+      "${shapes[@]}" > /dev/null 2>&1; then
     result="export failed"
-  elif node "$root/bench/onnx_export/ort_compare.js" "$work/$id.onnx" "$work/$id.weft" "data=$d2" \
-      > "$work/$id.ort" 2>&1; then
-    result="yes ($(grep -o 'rel=[^ ]*' "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1))"
+  elif node "$root/bench/onnx_export/ort_compare.js" ${tol:+"$tol"} "$work/$id.onnx" \
+      "$work/$id.weft" "${in2[@]}" > "$work/$id.ort" 2>&1; then
+    result="yes ($(grep -o "$(metric)=[^ ]*" "$work/$id.ort" | cut -d= -f2 | sort -g | tail -1))"
   else
     result="no: $(grep -m1 'equal=no\|error' "$work/$id.ort")"
   fi
-  dyn_rows+=("| $name | $(npy_shape "$d1") | $(npy_shape "$d2") | $result |")
+  dyn_rows+=("| $name | $(npy_shape "${in1[0]#*=}") | $(npy_shape "${in2[0]#*=}") | $result |")
 }
 
 # Real files without weights: seeded random weights and input.
@@ -125,7 +139,8 @@ random_case() {
     /usr/bin/python3 -c "import numpy as np; np.save('$work/$name-label2.npy', np.zeros(2, np.float32))"
     label2="$work/$name-label2.npy"
   fi
-  dyn_row "$name" "$models/$file" "$work/$name.params" "$work/$name-data.npy" "$work/$name-data2.npy" "$label2"
+  dyn_row "$name" "$models/$file" "$work/$name.params" "data=$work/$name-data.npy" \
+    "data=$work/$name-data2.npy" "${label2:+softmax_label=$label2}"
 }
 
 if [[ -d "$models" ]]; then
@@ -160,13 +175,53 @@ np.save(w + "/vis-rois.npy", np.array([[0, 1, 1, 9, 7], [1, 0.5, 2, 6, 10], [0, 
 PY
 case_row "vision ops (aligned ROIAlign needs 16)" "$root/bench/onnx_export/vision-symbol.json" \
   - "data=$work/vis-data.npy,rois=$work/vis-rois.npy"
+# The detection outputs no file above has in these forms (box_nms per class with topk and a
+# background id, per class over everything, forced over 4-D data with re-encoding to center,
+# center rows without ids re-encoded to corners; MultiBoxDetection with nms_topk, forced with
+# its own variances and no clip, over every valid row, without NMS) on seeded inputs at
+# batch 3 with no tied scores: every element within 1e-6 of Weft's kernels' output. Then
+# the same exported with a dynamic batch from batch 1 and run at batch 3.
+for b in 1 3; do /usr/bin/python3 "$root/bench/onnx_export/detection_inputs.py" "$work/det$b" $b; done
+det_in() { local n l=""; for n in boxes boxes4 rows5 cls_prob loc_pred anchor; do l+="${l:+,}$n=$work/det$1-$n.npy"; done; echo "$l"; }
+det_sym="$root/bench/onnx_export/detection-symbol.json"
+tol=--max-abs=1e-6 case_row "detection ops (max abs. diff)" "$det_sym" - "$(det_in 3)"
+tol=--max-abs=1e-6 dyn_row "detection ops (max abs. diff)" "$det_sym" - "$(det_in 1)" "$(det_in 3)"
+# The same two converters against the NumPy references of tests/data/op_refs (box_nms and
+# MultiBoxDetection cases written from MXNet's code): each case alone exported at opset 13 and
+# run by ONNX Runtime on the file's inputs, every value within 1e-6 of the file's output.
+/usr/bin/python3 "$root/bench/onnx_export/op_ref_models.py" "$root/tests/data/op_refs" "$work/refs" \
+  > "$work/refs.list"
+ref_n=0 ref_exp=0 ref_ok=0 ref_max=0 ref_bad=()
+while read -r c ins; do
+  ref_n=$((ref_n + 1))
+  shapes=()
+  IFS=, read -ra pairs <<< "$ins"
+  for p in "${pairs[@]}"; do shapes+=(--shape "${p%%=*}=$(npy_shape "${p#*=}")"); done
+  if ! "$weft" export "$work/refs/$c/symbol.json" -o "$work/refs/$c.onnx" "${shapes[@]}" \
+      > /dev/null 2>&1; then
+    ref_bad+=("$c")
+    continue
+  fi
+  ref_exp=$((ref_exp + 1))
+  if node "$root/bench/onnx_export/ort_compare.js" --max-abs=1e-6 "$work/refs/$c.onnx" \
+      "$work/refs/$c/ref" "${pairs[@]}" > "$work/refs/$c.ort" 2>&1; then
+    ref_ok=$((ref_ok + 1))
+  else
+    ref_bad+=("$c")
+  fi
+  ref_max="$(printf '%s\n' "$ref_max" $(grep -o 'max_abs=[^ ]*' "$work/refs/$c.ort" | cut -d= -f2) |
+    sort -g | tail -1)"
+done < "$work/refs.list"
+bad="${ref_bad[*]:+failed: ${ref_bad[*]}}"
+echo "| detection op_refs ($ref_n NumPy references; max abs. diff) | - | -/$ref_exp of $ref_n/- |" \
+  "-/$ref_ok of $ref_n/- | $ref_max | ${bad:--} |"
 tf="$e2e/transformer"
 for v in transformer transformer-interleaved; do
   case_row "e2e/$v" "$tf/$v-symbol.json" "$tf/$v-0000.params" \
     "data=$tf/data.npy,valid_length=$tf/valid_length.npy"
 done
 echo
-echo "Dynamic batch: exported with --dynamic-batch from batch 1, run at batch 2"
+echo "Dynamic batch: exported with --dynamic-batch from batch 1, run at batch 2 (the detection ops at 3)"
 echo
 echo "| model | export shape | run shape | ORT outputs equal to weft run's (max rel. diff) |"
 echo "|---|---|---|---|"
