@@ -15,7 +15,9 @@
 // may be channel-blocked (data_block / out_block: nChw8c / nChw16c), which
 // saves the reorders when the primitive uses that layout (the pass picks
 // the block this backend registers: channel_block).
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -94,6 +96,23 @@ struct FusedPrims {
   convolution_forward fwd;
 };
 
+// oneDNN's Winograd kernels (F(2x2,3x3) and F(4x4,3x3), AVX-512 only in
+// oneDNN 2.6) take a 3x3, stride-1, undilated, ungrouped float32 inference
+// convolution in about half the direct kernel's time at batch 1 and 8 on
+// every ResNet geometry (bench/README.md, 2026-11-30 b); oneDNN's own
+// convolution_auto keeps direct at batch 1. WEFT_DNNL_WINOGRAD=0 turns them
+// off (the direct kernels round differently: relative differences of a few
+// 1e-7 per output).
+bool WinogradFits(const ConvDims& g, memory::data_type dt) {
+  static const bool on = [] {
+    const char* env = std::getenv("WEFT_DNNL_WINOGRAD");
+    return !(env && std::string(env) == "0");
+  }();
+  const memory::dims one{1, 1}, none{0, 0};
+  return on && dt == memory::data_type::f32 && g.wei.size() == 4 && g.wei[2] == 3 &&
+         g.wei[3] == 3 && g.strides == one && g.dilates == none;
+}
+
 // Data and output in the layouts of data_block / out_block when they are
 // blocked (nChw8c / nChw16c): oneDNN then picks a kernel for that layout
 // instead of its favourite. On AVX-512 oneDNN 2.6 favours its brgemm
@@ -124,22 +143,28 @@ std::shared_ptr<FusedPrims> BuildFused(const ConvDims& g, bool has_bias, bool su
                ? BlockedDesc(plain, block)
                : memory::desc(dims, dt, any);
   };
-  auto make = [&](const memory::desc& src, const memory::desc& dst) {
-    convolution_forward::desc fd(dnnl::prop_kind::forward_inference, algorithm::convolution_direct,
-                                 src, memory::desc(g.wei, dt, any),
-                                 has_bias ? p->bias : memory::desc(), dst, g.strides, g.dilates,
-                                 g.pad_l, g.pad_r);
+  auto make = [&](algorithm alg, const memory::desc& src, const memory::desc& dst) {
+    convolution_forward::desc fd(dnnl::prop_kind::forward_inference, alg, src,
+                                 memory::desc(g.wei, dt, any), has_bias ? p->bias : memory::desc(),
+                                 dst, g.strides, g.dilates, g.pad_l, g.pad_r);
     return convolution_forward::primitive_desc(fd, attr, Engine());
   };
-  // No kernel for the fixed layouts, or only oneDNN's reference one (seconds
-  // per call): oneDNN's choice, behind reorders.
+  // Winograd where it fits, else direct, in the fixed layouts; no kernel for
+  // them, or only oneDNN's reference one (seconds per call): oneDNN's choice
+  // of a direct kernel, behind reorders.
+  std::vector<algorithm> algs{algorithm::convolution_direct};
+  if (WinogradFits(g, dt)) algs.insert(algs.begin(), algorithm::convolution_winograd);
   bool fixed = false;
-  try {
-    p->pd = make(layout(g.src, p->src, data_block), layout(g.dst, p->dst, out_block));
-    fixed = std::strncmp(p->pd.impl_info_str(), "ref", 3) != 0;
-  } catch (const dnnl::error&) {
+  for (std::size_t i = 0; i < algs.size() && !fixed; ++i) {
+    try {
+      p->pd = make(algs[i], layout(g.src, p->src, data_block), layout(g.dst, p->dst, out_block));
+      fixed = std::strncmp(p->pd.impl_info_str(), "ref", 3) != 0;
+    } catch (const dnnl::error&) {
+    }
   }
-  if (!fixed) p->pd = make(memory::desc(g.src, dt, any), memory::desc(g.dst, dt, any));
+  if (!fixed)
+    p->pd = make(algorithm::convolution_direct, memory::desc(g.src, dt, any),
+                 memory::desc(g.dst, dt, any));
   p->fwd = convolution_forward(p->pd);
   return p;
 }
