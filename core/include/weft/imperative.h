@@ -80,9 +80,9 @@ class KernelCall {
   Context ctx() const { return octx_.ctx; }
   // For an executor that lends its kernels a caller's buffer in place of a
   // bound array (Executor::BorrowArgument; no run in flight): true when an
-  // output blob lies in [from, from + bytes) (the memory must not be lent),
-  // and re-pointing every input blob in that range to the same offset in
-  // `to`.
+  // output blob overlaps [from, from + bytes) (the memory must not be lent),
+  // and re-pointing every input blob overlapping that range (one array's
+  // memory, so a blob in it lies within it) to the same offset in `to`.
   bool WritesWithin(const char* from, size_t bytes) const;
   void RepointInputs(const char* from, size_t bytes, char* to) const;
 

@@ -104,6 +104,8 @@ struct Executor::Impl {
   // Per argument index: the caller's buffer its kernels read instead of the
   // bound array (Executor::BorrowArgument).
   std::map<size_t, char*> borrowed WEFT_GUARDED_BY(call_mu);
+  // Per argument index: whether its memory may be lent (LendableArguments).
+  std::vector<bool> lendable;
   bool last_is_train WEFT_GUARDED_BY(call_mu) = false;
   // The monitor (executor_monitor.cc): its callback and one segment per step.
   Executor::MonitorCallback monitor WEFT_GUARDED_BY(call_mu);
@@ -120,6 +122,10 @@ struct Executor::Impl {
   void Allocate(const Executor& ex);
   std::vector<std::shared_ptr<const KernelCall>> BindCalls(
       const std::vector<PlanStep>& steps) const;
+  // Per argument: whether a caller's buffer may stand in for its memory
+  // (executor_borrow.cc): on the CPU, not an output's, gradient's or aux
+  // state's memory, written by no kernel and read by no cross-device copy.
+  std::vector<bool> LendableArguments(const Executor& ex) const;
 
   // Pushes `seg` to the engine as one operation running its steps in order
   // (a cross-device copy step goes to the engine's copy pools by itself);

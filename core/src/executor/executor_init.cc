@@ -6,6 +6,8 @@
 //              steps; staging arrays of cross-device gradient adds
 //   BindCalls  one kernel call per step, bound to the entries
 //   segments   the calls grouped into engine operations (executor_bulk.cc)
+//   lendable   which arguments a caller's buffer may stand in for
+//              (executor_borrow.cc)
 #include <algorithm>
 
 #include "executor/executor_impl.h"
@@ -36,6 +38,7 @@ void Executor::Init(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan) {
                                           p.bulk_max_nodes, &p.constant);
   m.backward_segments =
       Impl::BulkSegments(p.backward_steps, m.backward_calls, g, visible, p.bulk_max_nodes);
+  m.lendable = m.LendableArguments(*this);
 }
 
 void Executor::Impl::Allocate(const Executor& ex) {

@@ -1,6 +1,8 @@
 // KernelCall: a kernel bound to its arrays once, run by engine operations
 // (PushKernel for one imperative call, the executor's bulked segments).
 #include "weft/imperative.h"
+
+#include "base/address_range.h"
 #include "weft/profiler.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -15,24 +17,22 @@ bool Contains(const std::vector<VarHandle>& v, VarHandle x) {
   return false;
 }
 
-bool Within(const void* p, const char* from, size_t bytes) {
-  const auto c = reinterpret_cast<std::uintptr_t>(p), f = reinterpret_cast<std::uintptr_t>(from);
-  return c >= f && c - f < bytes;
-}
-
 }  // namespace
 
 bool KernelCall::WritesWithin(const char* from, size_t bytes) const {
   for (const TBlob& b : out_)
-    if (Within(b.dptr, from, bytes)) return true;
+    if (RangesOverlap(b.dptr, b.Bytes(), from, bytes)) return true;
   for (const auto& [tmp, dst] : add_later_)
-    if (Within(tmp.dptr, from, bytes) || Within(dst.dptr, from, bytes)) return true;
+    if (RangesOverlap(tmp.dptr, tmp.Bytes(), from, bytes) ||
+        RangesOverlap(dst.dptr, dst.Bytes(), from, bytes))
+      return true;
   return false;
 }
 
 void KernelCall::RepointInputs(const char* from, size_t bytes, char* to) const {
   for (TBlob& b : in_)
-    if (Within(b.dptr, from, bytes)) b.dptr = to + (static_cast<const char*>(b.dptr) - from);
+    if (RangesOverlap(b.dptr, b.Bytes(), from, bytes))
+      b.dptr = to + (static_cast<const char*>(b.dptr) - from);
 }
 
 void KernelCall::Run(const RunContext& rc, bool is_train) const {

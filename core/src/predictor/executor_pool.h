@@ -30,7 +30,8 @@ namespace weft {
 struct PoolSlot {
   std::unique_ptr<Executor> ex;
   std::vector<NDArray> inputs;
-  uint64_t monitor_version = 0;  // the pool's monitor last set on `ex`
+  std::vector<size_t> input_args;  // per input: its index among ex's arguments
+  uint64_t monitor_version = 0;    // the pool's monitor last set on `ex`
 };
 
 struct PoolStats {
@@ -57,6 +58,7 @@ class ExecutorPool {
     ~Lease();  // waits for the input copies, then releases
     Executor& ex() const { return *slot_->ex; }
     const std::vector<NDArray>& inputs() const { return slot_->inputs; }
+    const std::vector<size_t>& input_args() const { return slot_->input_args; }
 
    private:
     friend class ExecutorPool;

@@ -4,17 +4,13 @@
 namespace weft {
 
 LentInputs::LentInputs(Executor* ex, const std::vector<NDArray>& bound,
-                       const std::vector<HostInput>& in)
+                       const std::vector<size_t>& args, const std::vector<HostInput>& in)
     : ex_(ex), bound_(bound) {
   lent_.assign(in.size(), false);
-  if (ex->arg_arrays().empty() || ex->arg_arrays()[0].ctx().dev_type != DeviceType::kCPU) return;
   for (size_t i = 0; i < in.size(); ++i) {
     if (in[i].fill || !in[i].data || in[i].bytes == 0) continue;
-    for (size_t k = 0; k < ex->arg_arrays().size() && !lent_[i]; ++k)
-      if (ex->arg_arrays()[k].dptr() == bound[i].dptr()) {
-        lent_[i] = ex->BorrowArgument(k, in[i].data);
-        if (lent_[i]) index_.emplace_back(i, k);
-      }
+    lent_[i] = ex->BorrowArgument(args[i], in[i].data);
+    if (lent_[i]) index_.emplace_back(i, args[i]);
   }
 }
 

@@ -17,7 +17,9 @@ namespace weft {
 // until no kernel reads them and gives the executor its arrays back.
 class LentInputs {
  public:
-  LentInputs(Executor* ex, const std::vector<NDArray>& bound, const std::vector<HostInput>& in);
+  // `bound`: the executor's input arrays; `args`: each one's argument index.
+  LentInputs(Executor* ex, const std::vector<NDArray>& bound, const std::vector<size_t>& args,
+             const std::vector<HostInput>& in);
   LentInputs(const LentInputs&) = delete;
   LentInputs& operator=(const LentInputs&) = delete;
   ~LentInputs();

@@ -12,6 +12,7 @@
 
 #include "predictor/batcher.h"
 #include "predictor/executor_pool.h"
+#include "predictor/host_copy.h"
 #include "predictor/lent_inputs.h"
 #include "predictor/predictor_freeze.h"
 #include "weft/engine.h"
@@ -23,44 +24,6 @@
 namespace weft {
 
 namespace {
-
-// Pushes the copy of `bytes` at `src` into `a` without waiting for it: the
-// forward that reads `a` is ordered after it by the engine, so a call costs
-// one wait (its outputs) instead of two. `src` must stay valid until `a`'s
-// variable has no pending write (WaitInputCopies).
-void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes) {
-  WEFT_CHECK(bytes == a.Bytes() && (src || !bytes))
-      << "input copy of " << bytes << " bytes into " << a.Bytes();
-  const Context c = a.ctx();
-  void* dst = a.dptr();
-  auto keep = a.chunk();  // the memory outlives the copy
-  Engine::Get()->PushSync(
-      [rt, c, dst, src, bytes, keep](RunContext rc) {
-        rt->device_api(c.dev_type)->CopyFromHost(c, dst, src, bytes, rc.stream);
-      },
-      c, {}, {a.var()}, 0, "CopyFromHost", FnProperty::kCopyToDevice);
-}
-
-// Writes `in` into the bound input `a`: on the calling thread for host
-// memory, once the executor's last call no longer reads it (no engine
-// hop); else through an engine copy the forward is ordered after
-// (PushInputCopy; `in` has no fill function there, Predict stages those).
-void CopyIn(Runtime* rt, const NDArray& a, const HostInput& in) {
-  if (a.ctx().dev_type != DeviceType::kCPU) return PushInputCopy(rt, a, in.data, in.bytes);
-  a.WaitToWrite();
-  if (in.fill) {
-    in.fill(a.dptr(), in.bytes);
-  } else if (in.bytes > 0) {
-    std::memcpy(a.dptr(), in.data, in.bytes);
-  }
-}
-
-// Reads the output `o` into `out` on the calling thread.
-void CopyOut(const NDArray& o, const HostOutput& out) {
-  if (!out.drain) return o.CopyToHost(out.data, out.bytes);
-  o.WaitToRead();  // rethrows the error of a failed op that wrote it
-  out.drain(o.dptr(), out.bytes);
-}
 
 bool HasCallbacks(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
   return std::any_of(inputs.begin(), inputs.end(), [](const HostInput& i) { return !!i.fill; }) ||
@@ -178,12 +141,20 @@ std::unique_ptr<PoolSlot> Predictor::Impl::Bind(
   }
   if (!plan) {
     slot->ex = Executor::BindByName(rt, sym, ctx, args, {}, {}, model.aux, opts.executor);
-    return slot;
+  } else {
+    std::vector<NDArray> arg_list, aux_list;
+    for (const std::string& name : arg_names) arg_list.push_back(args.at(name));
+    for (const std::string& name : sym.ListAuxiliaryStates())
+      aux_list.push_back(model.aux.at(name));
+    slot->ex = Executor::Bind(rt, plan, std::move(arg_list), {}, std::move(aux_list));
   }
-  std::vector<NDArray> arg_list, aux_list;
-  for (const std::string& name : arg_names) arg_list.push_back(args.at(name));
-  for (const std::string& name : sym.ListAuxiliaryStates()) aux_list.push_back(model.aux.at(name));
-  slot->ex = Executor::Bind(rt, plan, std::move(arg_list), {}, std::move(aux_list));
+  const std::vector<NDArray>& bound = slot->ex->arg_arrays();
+  for (const NDArray& in : slot->inputs) {
+    size_t k = 0;
+    while (k < bound.size() && bound[k].dptr() != in.dptr()) ++k;
+    WEFT_CHECK(k < bound.size()) << "predictor: an input is not among the executor's arguments";
+    slot->input_args.push_back(k);
+  }
   return slot;
 }
 
@@ -434,7 +405,8 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
            outputs[i].bytes, outputs[i].data ? "" : " (null)");
   }
   Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
-  const LentInputs lent(&ex, lease.inputs(), inputs);  // before the lease returns
+  const LentInputs lent(&ex, lease.inputs(), lease.input_args(),
+                        inputs);  // before the lease returns
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (lent.lent(i)) {
       ++m.inputs_lent;
