@@ -52,12 +52,45 @@ Json GraphJson(const std::vector<NodeEntry>& outputs) {
   return root;
 }
 
+// Where `outputs` holds a string JSON cannot carry (not UTF-8): the node and
+// the field, for the error message; empty when there is none.
+std::string NonUtf8Field(const std::vector<NodeEntry>& outputs) {
+  IndexedGraph g(outputs);
+  auto bad = [](const std::string& s) {
+    try {
+      (void)Json(s).dump();
+      return false;
+    } catch (const Json::type_error&) {
+      return true;
+    }
+  };
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& n = g.node(nid);
+    const std::string at = "node " + std::to_string(nid);
+    if (bad(n.attrs.name)) return at + "'s name";
+    for (const auto& [key, value] : n.attrs.dict) {
+      if (bad(key)) return at + " (" + Json(n.attrs.name).dump() + ")'s attribute name";
+      if (bad(value)) return at + " (" + Json(n.attrs.name).dump() + ")'s attribute '" + key + "'";
+    }
+    for (const auto& sub : n.attrs.subgraphs) {
+      const std::string inner = NonUtf8Field(sub->outputs);
+      if (!inner.empty()) return inner + " in a subgraph of " + at;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string SaveJSON(const Symbol& sym, int mxnet_version) {
   Json root = GraphJson(sym.outputs);
   root["attrs"] = Json::object({{"mxnet_version", Json::array({"int", mxnet_version})}});
-  return root.dump(2);
+  try {
+    return root.dump(2);
+  } catch (const Json::type_error&) {
+    Fail(StatusCode::kInvalidArgument, "SaveJSON: ", NonUtf8Field(sym.outputs),
+         " is not valid UTF-8 (MXNet's symbol JSON is UTF-8 text)");
+  }
 }
 
 void SaveJSONFile(const Symbol& sym, const std::string& path, int mxnet_version) {

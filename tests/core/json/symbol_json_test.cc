@@ -103,6 +103,30 @@ TEST(SymbolJsonTest, SaveThenLoadIsIdentical) {
   EXPECT_EQ(fc2.inputs.size(), 2u);
 }
 
+// A name or attribute that is not UTF-8 cannot be written as JSON: a clear
+// error naming the node and the field, not the JSON library's exception.
+TEST(SymbolJsonTest, SaveRefusesTextThatIsNotUtf8) {
+  auto message = [](const Symbol& s) {
+    try {
+      SaveJSON(s);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "SaveJSON accepted text that is not UTF-8";
+    return std::string();
+  };
+  Symbol bad_name = Op("Activation", {Var("data")}, {{"act_type", "relu"}}, "relu\xff");
+  EXPECT_NE(message(bad_name).find("node 1's name is not valid UTF-8"), std::string::npos)
+      << message(bad_name);
+  Symbol bad_attr = Op("Activation", {Var("data")}, {{"act_type", "relu"}}, "relu1");
+  bad_attr.outputs[0].node->attrs.dict["__note__"] = "caf\xe9";
+  EXPECT_NE(message(bad_attr).find("node 1 (\"relu1\")'s attribute '__note__' is not valid"),
+            std::string::npos)
+      << message(bad_attr);
+  EXPECT_NO_THROW(SaveJSON(Op("Activation", {Var("d\xc3\xa9")}, {{"act_type", "relu"}}, "r")));
+}
+
 TEST(SymbolJsonTest, LoadThenSaveReproducesAModernFile) {
   // Compact, keys in another order, a shared input, a version, a control dep.
   const std::string text = R"JS({"attrs": {"mxnet_version": ["int", 10600]},
