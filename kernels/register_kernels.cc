@@ -54,6 +54,7 @@ void RegisterRandomCpu(KernelRegistry* reg);
 void RegisterElemwiseSumCpu(KernelRegistry* reg);
 void RegisterOptimizerOpsCpu(KernelRegistry* reg);
 void RegisterVisionBoxCpu(KernelRegistry* reg);
+void RegisterOnnxNmsCpu(KernelRegistry* reg);
 void RegisterVisionMultiBoxCpu(KernelRegistry* reg);
 void RegisterVisionROICpu(KernelRegistry* reg);
 void RegisterVisionResizeCpu(KernelRegistry* reg);
@@ -157,6 +158,7 @@ void RegisterCpuKernels(KernelRegistry* reg) {
   cpu::RegisterElemwiseSumCpu(reg);
   cpu::RegisterOptimizerOpsCpu(reg);
   cpu::RegisterVisionBoxCpu(reg);
+  cpu::RegisterOnnxNmsCpu(reg);
   cpu::RegisterVisionMultiBoxCpu(reg);
   cpu::RegisterVisionROICpu(reg);
   cpu::RegisterVisionResizeCpu(reg);

@@ -1,6 +1,7 @@
 // Converters of ONNX's Resize / Upsample, RoiAlign and TopK onto MXNet's
 // UpSampling (nearest, integer factors), _contrib_BilinearResize2D,
-// _contrib_ROIAlign and topk.
+// _contrib_ROIAlign and topk, and of NonMaxSuppression onto
+// _onnx_NonMaxSuppression.
 #include <cmath>
 
 #include "import_context.h"
@@ -116,9 +117,37 @@ void ConvertTopK(ImportContext& c) {
   if (n.output_size() > 1 && !n.output(1).empty()) c.SetOut(1, t[1]);
 }
 
+// NonMaxSuppression onto _onnx_NonMaxSuppression, whose row count depends
+// on the data (a model holding it runs through a CachedOp). Its optional
+// scalar inputs must be constants; they become attributes.
+void ConvertNonMaxSuppression(ImportContext& c) {
+  const auto& n = *c.node;
+  const int64_t center = AttrInt(n, "center_point_box", 0);
+  if (center != 0 && center != 1)
+    c.Unsupported("center_point_box " + std::to_string(center) + " (0 or 1)");
+  auto scalar = [&](int i, const char* role) -> const ConstTensor* {
+    if (!HasInput(n, i)) return nullptr;
+    const ConstTensor& t = c.Const(n.input(i), role);
+    if (t.size() != 1)
+      c.Unsupported(std::string(role) + " of " + std::to_string(t.size()) + " values (a scalar)");
+    return &t;
+  };
+  const ConstTensor* cap = scalar(2, "max_output_boxes_per_class");
+  const ConstTensor* iou = scalar(3, "iou_threshold");
+  const ConstTensor* score = scalar(4, "score_threshold");
+  c.SetOut(
+      0, c.Op("_onnx_NonMaxSuppression", {c.Sym(n.input(0)), c.Sym(n.input(1))},
+              {{"center_point_box", std::to_string(center)},
+               {"max_output_boxes_per_class", std::to_string(cap ? cap->integer(0) : 0)},
+               {"iou_threshold", FormatScalar(iou ? static_cast<float>(iou->real(0)) : 0.0f)},
+               {"score_threshold", FormatScalar(score ? static_cast<float>(score->real(0)) : 0.0f)},
+               {"use_score_threshold", score ? "True" : "False"}}));
+}
+
 }  // namespace
 
 void AddVisionConverters(ConverterMap* m) {
+  (*m)["NonMaxSuppression"] = ConvertNonMaxSuppression;
   (*m)["Resize"] = ConvertResize;
   (*m)["Upsample"] = ConvertResize;
   (*m)["RoiAlign"] = ConvertRoiAlign;

@@ -14,9 +14,11 @@ randomised so that BN is not an identity, and it is exported with
 TrainingMode.PRESERVE (in eval mode) so that the exporter keeps the
 BatchNormalization nodes instead of folding them into the convolutions.
 
-Run: /usr/bin/python3 scripts/make_onnx_import_models.py
+Run: /usr/bin/python3 scripts/make_onnx_import_models.py [NAME...] (only the models
+named, e.g. nms_head, when names are given).
 """
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -27,6 +29,8 @@ import torchvision
 from onnx import TensorProto, helper
 from torchvision.models.resnet import BasicBlock
 
+# Model names given on the command line: only those are written again.
+ONLY = set(sys.argv[1:])
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "onnx")
 
 
@@ -177,6 +181,32 @@ class DetHead(nn.Module):
         return top, resized
 
 
+class NmsHead(nn.Module):
+    """A detection head ending in torchvision's nms (NonMaxSuppression with
+    the Unsqueeze / Gather / Squeeze the exporter writes around it): box
+    deltas and a score per anchor from features, the decoded boxes, and the
+    boxes and scores that survive at IoU 0.5 gathered."""
+
+    def __init__(self):
+        super().__init__()
+        self.delta = nn.Linear(8, 4)
+        self.score = nn.Linear(8, 1)
+
+    def forward(self, feats, anchors):
+        boxes = anchors + 0.5 * self.delta(feats)
+        scores = torch.sigmoid(self.score(feats)).flatten()
+        keep = torchvision.ops.nms(boxes, scores, 0.5)
+        return boxes[keep], scores[keep]
+
+
+def nms_anchors():
+    """16 anchors of size about 4 in four clusters, so that NMS drops some."""
+    g = torch.Generator().manual_seed(8)
+    centres = torch.tensor([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0], [10.0, 10.0]]).repeat(4, 1)
+    lo = centres + torch.randn(16, 2, generator=g) * 0.8
+    return torch.cat([lo, lo + 4 + torch.rand(16, 2, generator=g)], 1)
+
+
 def randomise_bn(model):
     g = torch.Generator().manual_seed(7)
     for m in model.modules():
@@ -189,6 +219,8 @@ def randomise_bn(model):
 
 
 def export(name, model, inputs, opset, dynamic_axes=None, keep_bn=False):
+    if ONLY and name not in ONLY:
+        return
     model.eval()
     path = os.path.join(OUT, name + ".onnx")
     in_names = ["input%d" % i for i in range(len(inputs))]
@@ -398,6 +430,10 @@ def main():
                          [0, 10.0, 10.0, 31.0, 31.0], [1, 0.0, 0.0, 8.0, 8.0],
                          [0, 2.0, 15.0, 9.0, 29.5]])
     export("det_head", DetHead(), [torch.randn(2, 3, 16, 16), rois], 16)
+    torch.manual_seed(9)
+    export("nms_head", NmsHead(), [torch.randn(16, 8), nms_anchors()], 11)
+    if ONLY:
+        return
     external_data_models()
     opset_models()
     bad_models()

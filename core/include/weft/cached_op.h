@@ -19,7 +19,10 @@
 // runs that executor's backward (planned memory, the executor's layouts)
 // and hands the inputs' gradients on. A symbol of at most inline_limit
 // operators (without static_alloc) is inlined instead: its nodes run one by
-// one through Invoke and autograd records each (MXNet's inlining).
+// one through Invoke and autograd records each (MXNet's inlining). A symbol
+// holding an operator whose output shapes depend on the data (ONNX's
+// NonMaxSuppression, weft/dynamic_shape.h) always runs that way, recorded
+// or not: no executor can plan it.
 //
 // Thread-safe: calls on one CachedOp are serialised while they push work
 // (they then run on the engine).
@@ -117,7 +120,10 @@ class CachedOp {
   mutable Mutex mu_;
   std::map<std::string, std::unique_ptr<State>> states_ WEFT_GUARDED_BY(mu_);
   std::map<std::string, std::shared_ptr<TrainPool>> train_pools_ WEFT_GUARDED_BY(mu_);
-  bool inline_ = false;    // recorded calls run node by node
+  bool inline_ = false;  // recorded calls run node by node
+  // The symbol holds an operator of data-dependent output shape
+  // (weft/dynamic_shape.h): every call runs node by node.
+  bool dynamic_ = false;
   SharedMonitor monitor_;  // given to the executors before each call
 };
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "executor/executor_impl.h"
+#include "weft/dynamic_shape.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
 
@@ -139,6 +140,20 @@ void CheckDevices(Runtime* rt, PlanImpl* p) {
 // Shapes and dtypes from the signature (the forward graph first; head
 // gradients then take the outputs'). Errors of a rewritten graph are
 // reported from the graph as written.
+// An operator of data-dependent output shape (weft/dynamic_shape.h) cannot
+// be planned before it runs.
+void RefuseDynamicShapes(const PlanImpl& p) {
+  const IndexedGraph& g = *p.idx;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& n = g.node(nid);
+    if (!n.is_variable() && FindDynamicShapeOp(n.op()->name))
+      Fail(StatusCode::kInvalidArgument, "bind: node '", n.attrs.name, "' (", n.op()->name,
+           ") has output shapes that depend on the input values, which an executor cannot plan "
+           "before it runs; run the model through a CachedOp (weft_cached_op_create), which "
+           "runs it node by node");
+  }
+}
+
 void InferShapesAndTypes(PlanImpl* p, CompileState* s) {
   const IndexedGraph& g = *p->idx;
   const BindSignature& sig = p->sig;
@@ -335,6 +350,7 @@ std::shared_ptr<const ExecutorPlan> ExecutorPlan::Compile(Runtime* rt, const Sym
   CompileState s;
   BuildGraph(rt, p.get(), &s);
   CheckDevices(rt, p.get());
+  RefuseDynamicShapes(*p);
   InferShapesAndTypes(p.get(), &s);
   RouteGradients(p.get(), &s);
   PlanMemoryBlocks(p.get(), s);

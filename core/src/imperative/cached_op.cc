@@ -8,6 +8,7 @@
 
 #include "executor/executor_impl.h"
 #include "weft/autograd.h"
+#include "weft/dynamic_shape.h"
 #include "weft/executor_plan.h"
 #include "weft/imperative.h"
 #include "weft/runtime.h"
@@ -141,8 +142,12 @@ CachedOp::CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags)
   }
   const IndexedGraph g(Graph{symbol_.outputs});
   int num_ops = 0;
-  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) num_ops += !g.node(nid).is_variable();
-  inline_ = !flags_.static_alloc && num_ops <= flags_.inline_limit;
+  for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
+    const Node& node = g.node(nid);
+    num_ops += !node.is_variable();
+    dynamic_ = dynamic_ || (!node.is_variable() && FindDynamicShapeOp(node.op()->name));
+  }
+  inline_ = dynamic_ || (!flags_.static_alloc && num_ops <= flags_.inline_limit);
   if (flags_.param_indices.empty()) {
     for (int i = 0; i < n; ++i)
       is_param_[i] = flags_.data_indices.empty()
@@ -190,6 +195,7 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
       Fail(StatusCode::kInvalidArgument, "CachedOp: input ", i, " ('", input_names_[i],
            "') is an empty array");
   if (autograd::IsRecording()) return ForwardRecorded(inputs);
+  if (dynamic_) return ForwardInlined(inputs);
   const bool is_train = autograd::IsTraining();
   MutexLock lock(&mu_);
   State& st = StateFor(inputs, is_train);

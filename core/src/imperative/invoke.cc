@@ -2,6 +2,7 @@
 
 #include "imperative/invoke_float32.h"
 #include "weft/autograd.h"
+#include "weft/dynamic_shape.h"
 #include "weft/engine.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -50,6 +51,45 @@ const Kernel* KernelFor(const Runtime& rt, const OpDef& op, Context ctx) {
     Fail(StatusCode::kNotImplemented, "operator ", op.name, " has no kernel for device ",
          DeviceTypeName(ctx.dev_type));
   return kernel;
+}
+
+// Throws unless the given output `i` has the shape, dtype and device the
+// call infers.
+void CheckGivenOutput(const OpDef& op, int i, const NDArray& out, const Shape& given_shape,
+                      DType given_type, const Shape& shape, DType type, Context ctx) {
+  if (given_shape != shape)
+    Fail(StatusCode::kShape, "operator ", op.name, ": output ", i, " has shape ",
+         given_shape.ToString(), ", expected ", shape.ToString());
+  if (given_type != type)
+    Fail(StatusCode::kDType, "operator ", op.name, ": output ", i, " has dtype ",
+         DTypeName(given_type), ", expected ", DTypeName(type));
+  if (out.ctx() != ctx)
+    Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ", out.ctx().ToString(),
+         ", expected ", ctx.ToString());
+}
+
+// The upper-bound output shapes of a dynamic operator's call (outputs
+// cannot be given: their shapes depend on the input values).
+std::vector<Shape> DynamicBound(const DynamicShapeOp& dynamic, const NodeAttrs& attrs,
+                                const std::vector<Shape>& in_shapes,
+                                const std::vector<NDArray>& outputs) {
+  for (const NDArray& o : outputs)
+    if (!o.is_none())
+      Fail(StatusCode::kInvalidArgument, "operator ", attrs.op->name,
+           ": its output shapes depend on the input values, so outputs cannot be given");
+  return dynamic.bound(attrs, in_shapes);
+}
+
+// Cuts each upper-bound output to the rows the kernel wrote (waits for it).
+void TakeWrittenRows(const DynamicShapeOp& dynamic, const NodeAttrs& attrs,
+                     std::vector<NDArray>* outputs) {
+  const std::vector<int64_t> rows = dynamic.rows(attrs, *outputs);
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    if (rows[i] == 0)  // MXNet 1.x's shapes: an extent of 0 means unknown
+      Fail(StatusCode::kShape, "operator ", attrs.op->name, ": output ", i,
+           " has no rows for these input values, and an array cannot have a zero extent");
+    (*outputs)[i] = (*outputs)[i].Slice(0, rows[i]);
+  }
 }
 
 }  // namespace
@@ -103,6 +143,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
     Fail(StatusCode::kShape, "operator ", op.name, ": cannot infer output shapes from inputs");
   if (!op.infer_type(attrs, &in_types, &out_types))
     Fail(StatusCode::kDType, "operator ", op.name, ": cannot infer output dtypes from inputs");
+  const DynamicShapeOp* dynamic = FindDynamicShapeOp(op.name);
+  if (dynamic) out_shapes = DynamicBound(*dynamic, attrs, in_shapes, *outputs);
   for (int i = 0; i < n_in; ++i) {
     if (in_shapes[i] != inputs[i].shape())
       Fail(StatusCode::kShape, "operator ", op.name, ": input '", in_names[i], "' has shape ",
@@ -122,15 +164,7 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
              ": req=add needs an existing output ", i);
       out = NDArray(out_shapes[i], ctx, out_types[i], rt);
     } else {
-      if (given_out[i] != out_shapes[i])
-        Fail(StatusCode::kShape, "operator ", op.name, ": output ", i, " has shape ",
-             given_out[i].ToString(), ", expected ", out_shapes[i].ToString());
-      if (given_types[i] != out_types[i])
-        Fail(StatusCode::kDType, "operator ", op.name, ": output ", i, " has dtype ",
-             DTypeName(given_types[i]), ", expected ", DTypeName(out_types[i]));
-      if (out.ctx() != ctx)
-        Fail(StatusCode::kDevice, "operator ", op.name, ": output ", i, " is on ",
-             out.ctx().ToString(), ", expected ", ctx.ToString());
+      CheckGivenOutput(op, i, out, given_out[i], given_types[i], out_shapes[i], out_types[i], ctx);
     }
   }
   // A given output that overlaps an input's bytes (an op written into its
@@ -164,10 +198,14 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
   }
   // Recorded before it runs, so that a refused record (an in-place update
   // of a recorded array) computes nothing.
-  if (autograd::IsRecording()) autograd::RecordOp(attrs, inputs, outputs);
+  if (autograd::IsRecording() && !dynamic) autograd::RecordOp(attrs, inputs, outputs);
   const bool is_train = opts.is_train || autograd::IsTraining();
   PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, is_train, op.name);
   for (auto& tc : copy_back) tc.first.CopyTo(&tc.second);
+  if (dynamic) {
+    TakeWrittenRows(*dynamic, attrs, outputs);
+    if (autograd::IsRecording()) autograd::RecordOp(attrs, inputs, outputs);
+  }
 }
 
 std::vector<NDArray> Invoke(Runtime* rt, const std::string& op_name,

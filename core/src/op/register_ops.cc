@@ -53,6 +53,7 @@ void RegisterElemwiseSum(OpRegistry* reg);
 void RegisterAutogradFunction(OpRegistry* reg);
 void RegisterOptimizerOps(OpRegistry* reg);
 void RegisterVisionBox(OpRegistry* reg);
+void RegisterOnnxNms(OpRegistry* reg);
 void RegisterVisionMultiBox(OpRegistry* reg);
 void RegisterVisionROI(OpRegistry* reg);
 void RegisterVisionResize(OpRegistry* reg);
@@ -112,6 +113,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterAutogradFunction(reg);
   op::RegisterOptimizerOps(reg);
   op::RegisterVisionBox(reg);
+  op::RegisterOnnxNms(reg);
   op::RegisterVisionMultiBox(reg);
   op::RegisterVisionROI(reg);
   op::RegisterVisionResize(reg);

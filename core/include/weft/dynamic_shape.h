@@ -1,0 +1,35 @@
+// Operators whose output extents depend on the input values (ONNX's
+// NonMaxSuppression: how many boxes survive). Their shape inference leaves
+// the data-dependent extents unknown (0), so a bound executor, which plans
+// every array before it runs, refuses a graph holding one; imperative calls
+// (Invoke, and so a CachedOp, which runs such a graph node by node) run the
+// kernel on outputs of an upper-bound shape and hand on the rows it wrote.
+#ifndef WEFT_DYNAMIC_SHAPE_H_
+#define WEFT_DYNAMIC_SHAPE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "weft/ndarray.h"
+#include "weft/node.h"
+#include "weft/shape.h"
+
+namespace weft {
+
+struct DynamicShapeOp {
+  // Output shapes large enough for any values of inputs of these shapes.
+  std::function<std::vector<Shape>(const NodeAttrs&, const std::vector<Shape>& in)> bound;
+  // Per output: the leading rows the kernel wrote into the bound-shaped
+  // `out` (read on the host once the kernel has run).
+  std::function<std::vector<int64_t>(const NodeAttrs&, const std::vector<NDArray>& out)> rows;
+};
+
+// Registers `op_name` as dynamic (an operator's registration calls it).
+void RegisterDynamicShapeOp(const std::string& op_name, DynamicShapeOp fns);
+// The functions of a dynamic operator, or null for any other.
+const DynamicShapeOp* FindDynamicShapeOp(const std::string& op_name);
+
+}  // namespace weft
+
+#endif  // WEFT_DYNAMIC_SHAPE_H_
