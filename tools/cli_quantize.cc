@@ -1,5 +1,6 @@
 // `weft quantize`: a float32 checkpoint quantized to int8 with calibration
-// (MXNet's contrib.quantization.quantize_model: weft_quantize_model), saved
+// (MXNet's contrib.quantization.quantize_model / quantize_model_mkldnn:
+// weft_quantize_model_ex), saved
 // as a new checkpoint in MXNet's format. Calibration batches come from any
 // iterator of the factory (weft_data_iter_create) by MXNet's name and
 // parameters.
@@ -17,7 +18,8 @@ namespace {
 using Iter = Owned<WeftDataIter, weft_data_iter_free>;
 
 struct QuantizeOptions {
-  std::string prefix, output, calib_mode = "entropy", calib_iter, dtype = "int8", mode = "smart";
+  std::string prefix, output, calib_mode = "entropy", calib_iter, dtype = "int8", mode = "smart",
+                              granularity = "tensor-wise";
   int epoch = 0, num_calib_batches = 10;
   bool fuse = false;
   std::vector<std::string> calib_params, exclude, exclude_ops;
@@ -64,11 +66,11 @@ int Quantize(const QuantizeOptions& o) {
   const std::vector<const char*> ex = Ptrs(o.exclude), ex_ops = Ptrs(o.exclude_ops);
   Sym out;
   ArrayList out_args, out_aux;
-  Check(weft_quantize_model(sym.get(), a.handles.size(), a.name_ptrs.data(), a.handles.data(),
-                            x.handles.size(), x.name_ptrs.data(), x.handles.data(), it.get(),
-                            o.calib_mode.c_str(), examples, o.dtype.c_str(), o.mode.c_str(),
-                            o.fuse ? 1 : 0, ex.size(), ex.data(), ex_ops.size(), ex_ops.data(),
-                            out.out(), out_args.out(), out_aux.out()),
+  Check(weft_quantize_model_ex(
+            sym.get(), a.handles.size(), a.name_ptrs.data(), a.handles.data(), x.handles.size(),
+            x.name_ptrs.data(), x.handles.data(), it.get(), o.calib_mode.c_str(), examples,
+            o.dtype.c_str(), o.mode.c_str(), o.granularity.c_str(), o.fuse ? 1 : 0, ex.size(),
+            ex.data(), ex_ops.size(), ex_ops.data(), out.out(), out_args.out(), out_aux.out()),
         "quantize");
   NamedArrays qa = TakeList(out_args.get(), "quantize"), qx = TakeList(out_aux.get(), "quantize");
   Check(weft_checkpoint_save(o.output.c_str(), o.epoch, out.get(), qa.handles.size(),
@@ -123,6 +125,11 @@ Runner DefineQuantize(CLI::App* app) {
   app->add_flag("--fuse", o->fuse,
                 "MXNet's quantize_model_mkldnn: each convolution with its BatchNorm, relu and "
                 "residual sum one int8 _sg_mkldnn_conv (the fastest int8 graph on the CPU)");
+  AddChoice(app, "--quantize-granularity", &o->granularity, {"tensor-wise", "channel-wise"},
+            "MXNet's quantize_granularity (default tensor-wise). channel-wise applies to "
+            "the fully connected layers of --fuse (each FullyConnected [-> relu] one int8 "
+            "_sg_mkldnn_fully_connected with one weight scale per output channel) and needs "
+            "calibration (--calib-mode naive or entropy); without --fuse it changes nothing");
   AddList(app, "--exclude", &o->exclude, "NODE", "a node that stays float32 (repeatable)");
   AddList(app, "--exclude-op", &o->exclude_ops, "OP",
           "an operator that stays float32 (repeatable)");

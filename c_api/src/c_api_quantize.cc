@@ -38,6 +38,22 @@ WeftStatus weft_quantize_model(
     const char* quantized_dtype, const char* quantize_mode, int fuse, size_t num_excluded,
     const char* const* excluded, size_t num_excluded_ops, const char* const* excluded_ops,
     WeftSymbolHandle** out_sym, WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
+  return weft_quantize_model_ex(sym, num_args, arg_names, args, num_aux, aux_names, aux, calib_data,
+                                calib_mode, num_calib_examples, quantized_dtype, quantize_mode,
+                                nullptr, fuse, num_excluded, excluded, num_excluded_ops,
+                                excluded_ops, out_sym, out_args, out_aux);
+}
+
+WeftStatus weft_quantize_model_ex(const WeftSymbolHandle* sym, size_t num_args,
+                                  const char* const* arg_names, WeftNDArray* const* args,
+                                  size_t num_aux, const char* const* aux_names,
+                                  WeftNDArray* const* aux, WeftDataIter* calib_data,
+                                  const char* calib_mode, int64_t num_calib_examples,
+                                  const char* quantized_dtype, const char* quantize_mode,
+                                  const char* quantize_granularity, int fuse, size_t num_excluded,
+                                  const char* const* excluded, size_t num_excluded_ops,
+                                  const char* const* excluded_ops, WeftSymbolHandle** out_sym,
+                                  WeftNDArrayList** out_args, WeftNDArrayList** out_aux) {
   WEFT_API_BEGIN();
   auto s = weft::capi::GetObject(sym, "sym");
   CheckNotNull(out_sym, "out_sym");
@@ -48,6 +64,12 @@ WeftStatus weft_quantize_model(
   weft::quant::QuantizeOptions q;
   q.quantized_dtype = Text(quantized_dtype, "quantized_dtype");
   q.quantize_mode = Text(quantize_mode, "quantize_mode");
+  q.quantize_granularity = quantize_granularity ? quantize_granularity : "tensor-wise";
+  if (q.quantize_granularity != "tensor-wise" && q.quantize_granularity != "channel-wise")
+    weft::Fail(weft::StatusCode::kInvalidArgument,
+               "argument 'quantize_granularity': expected \"tensor-wise\", \"channel-wise\" or "
+               "NULL, given \"",
+               q.quantize_granularity, "\"");
   q.fuse = fuse != 0;
   q.excluded_sym_names = Names(num_excluded, excluded, "excluded");
   q.excluded_op_names = Names(num_excluded_ops, excluded_ops, "excluded_ops");

@@ -48,6 +48,29 @@ WEFT_API WeftStatus weft_quantize_model(
     const char* const* excluded, size_t num_excluded_ops, const char* const* excluded_ops,
     WeftSymbolHandle** out_sym, WeftNDArrayList** out_args, WeftNDArrayList** out_aux);
 
+/**
+ * @brief weft_quantize_model() with MXNet's quantize_granularity
+ *        (quantize_model_mkldnn / quantize_net_v2).
+ * @param quantize_granularity "tensor-wise" (one weight scale per layer; NULL means
+ *        this, and weft_quantize_model() is this function with NULL) or "channel-wise":
+ *        with @p fuse nonzero, every FullyConnected [-> relu / LeakyReLU leaky / abs /
+ *        clip from 0] also becomes one _sg_mkldnn_fully_connected node with
+ *        channel_wise_quantize=True, which keeps its float32 weight and bias and
+ *        quantizes them with one scale per output channel; it needs calibration
+ *        (@p calib_mode "naive" or "entropy"). Without @p fuse it changes nothing, as in MXNet.
+ * Every other parameter, output and error is weft_quantize_model()'s.
+ * Errors: ::WEFT_ERR_INVALID_ARGUMENT also for a granularity other than the two, and
+ * for channel-wise fused layers with @p calib_mode "none".
+ */
+WEFT_API WeftStatus weft_quantize_model_ex(
+    const WeftSymbolHandle* sym, size_t num_args, const char* const* arg_names,
+    WeftNDArray* const* args, size_t num_aux, const char* const* aux_names, WeftNDArray* const* aux,
+    WeftDataIter* calib_data, const char* calib_mode, int64_t num_calib_examples,
+    const char* quantized_dtype, const char* quantize_mode, const char* quantize_granularity,
+    int fuse, size_t num_excluded, const char* const* excluded, size_t num_excluded_ops,
+    const char* const* excluded_ops, WeftSymbolHandle** out_sym, WeftNDArrayList** out_args,
+    WeftNDArrayList** out_aux);
+
 #ifdef __cplusplus
 }
 #endif
