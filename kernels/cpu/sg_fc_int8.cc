@@ -132,18 +132,17 @@ struct FcDerived {
   std::vector<uint64_t> versions;
   float data_scale = 0;
   Int8Weights q;
+  std::shared_ptr<void> backend;  // SgFcCall::backend
 };
 
-std::shared_ptr<const Int8Weights> ChannelWiseWeights(const OpContext& ctx,
-                                                      const std::vector<TBlob>& in, size_t n,
-                                                      float data_scale) {
+std::shared_ptr<FcDerived> ChannelWiseWeights(const OpContext& ctx, const std::vector<TBlob>& in,
+                                              size_t n, float data_scale) {
   std::vector<uint64_t> versions;
   const bool keep = ctx.state && ctx.input_versions;
   if (keep) versions.assign(ctx.input_versions + 1, ctx.input_versions + n);
   if (keep && *ctx.state) {
     auto d = std::static_pointer_cast<FcDerived>(*ctx.state);
-    if (d->versions == versions && d->data_scale == data_scale)
-      return std::shared_ptr<const Int8Weights>(d, &d->q);
+    if (d->versions == versions && d->data_scale == data_scale) return d;
   }
   auto d = std::make_shared<FcDerived>();
   d->versions = std::move(versions);
@@ -152,7 +151,7 @@ std::shared_ptr<const Int8Weights> ChannelWiseWeights(const OpContext& ctx,
   d->q = QuantizeWeights(in[1].data<float>(), n == 3 ? in[2].data<float>() : nullptr, f, per,
                          data_scale, true);
   if (keep) *ctx.state = d;
-  return std::shared_ptr<const Int8Weights>(d, &d->q);
+  return d;
 }
 
 // MXNet's tensor-wise preparation: one weight scale from the weight's
@@ -225,8 +224,13 @@ SgFcCall PrepareSgFc(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   c.k = c.rows > 0 ? in[0].Size() / c.rows : 0;
   const float dmin = Scalar(in[n]), dmax = Scalar(in[n + 1]);
   c.data_scale = quant::QuantizeScale(in[0].dtype, dmin, dmax);
-  c.q = p.channel_wise ? ChannelWiseWeights(ctx, in, n, c.data_scale)
-                       : TensorWiseWeights(in, n, c.data_scale);
+  if (p.channel_wise) {
+    auto d = ChannelWiseWeights(ctx, in, n, c.data_scale);
+    c.q = std::shared_ptr<const Int8Weights>(d, &d->q);
+    c.backend = std::shared_ptr<std::shared_ptr<void>>(d, &d->backend);
+  } else {
+    c.q = TensorWiseWeights(in, n, c.data_scale);
+  }
   c.w = p.channel_wise || !c.q->w.empty() ? c.q->w.data() : in[1].data<int8_t>();
   c.bias = c.q->b.empty() ? nullptr : c.q->b.data();
   float t = 1.f / c.data_scale;

@@ -28,6 +28,10 @@ struct SgFcCall {
   const int8_t* w = nullptr;             // the weights the sums use (hidden rows of k)
   const int32_t* bias = nullptr;         // the bias in the sums' levels, or null
   std::shared_ptr<const Int8Weights> q;  // their scales; owns `w` unless it is the int8 input
+  // Channel-wise: where a faster kernel keeps what it prepared from these
+  // weights (its primitives, the weights in their layout), dropped with them;
+  // null for tensor-wise weights, which are derived per call.
+  std::shared_ptr<std::shared_ptr<void>> backend;
   float ScaleOf(int64_t i) const { return scale.size() == 1 ? scale[0] : scale[i % hidden]; }
 };
 

@@ -6,17 +6,25 @@
 // and post-ops (relu or clip, the residual sum scaled into the output's
 // levels, relu) writing int8/uint8, the weights and bias derived once per version
 // of the float32 parameters (cpu/sg_conv_int8.h) and reordered once into the
-// primitive's layout. Data and outputs stay plain NCHW (reordered per call
-// where the primitive prefers another layout). What oneDNN does not cover
-// (uncalibrated fused convolutions, geometries it refuses or would run with its slow reference
-// implementation) runs the "cpu" reference kernels.
+// primitive's layout; and of the quantized channel-wise
+// _sg_mkldnn_fully_connected: one int8 inner product with per-channel output
+// scales and the fused op as a post-op (SgFcInt8 below). Data and outputs
+// stay plain NCHW (reordered per call where the primitive prefers another
+// layout). What oneDNN does not cover (uncalibrated fused convolutions,
+// tensor-wise fused fully connected layers, geometries it refuses or would
+// run with its slow reference implementation) runs the "cpu" reference
+// kernels.
 #include <cstring>
+#include <map>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/quantized_nn.h"
 #include "cpu/quantized_params.h"
 #include "cpu/sg_conv_int8.h"
+#include "cpu/sg_fc_int8.h"
 #include "dnnl/conv_dims.h"
 #include "dnnl/dnnl_util.h"
 
@@ -229,6 +237,162 @@ bool SgConvInt8(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<
   return true;
 }
 
+// The fused elementwise op of a fully connected layer as a oneDNN eltwise
+// post-op, for the ops oneDNN computes as the reference does, bit for bit
+// (relu, leaky, abs, clip, square, sqrt: one IEEE operation each); false
+// for those it approximates (sigmoid, tanh, softrelu, exp) or lacks.
+struct Eltwise {
+  dnnl::algorithm alg = dnnl::algorithm::undef;
+  float alpha = 0, beta = 0;
+};
+
+bool ExactEltwise(const Node& act, Eltwise* e) {
+  const std::string& op = act.op()->name;
+  const cpu::QuantParams& p = act.attrs.params.Decoded<cpu::QuantParams>();
+  using dnnl::algorithm;
+  if (op == "Activation" && p.act_type == "relu")
+    *e = {algorithm::eltwise_relu, 0.f, 0.f};
+  else if (op == "LeakyReLU" && p.act_type == "leaky")
+    *e = {algorithm::eltwise_relu, p.slope, 0.f};
+  else if (op == "abs")
+    *e = {algorithm::eltwise_abs, 0.f, 0.f};
+  else if (op == "clip" && p.a_min <= p.a_max)
+    *e = {algorithm::eltwise_clip, p.a_min, p.a_max};
+  else if (op == "square")
+    *e = {algorithm::eltwise_square, 0.f, 0.f};
+  else if (op == "sqrt")
+    *e = {algorithm::eltwise_sqrt, 0.f, 0.f};
+  else
+    return false;
+  return true;
+}
+
+struct SgFcPrims {
+  memory::desc src, bias, dst;
+  inner_product_forward::primitive_desc pd;
+  inner_product_forward fwd;
+};
+
+// What the channel-wise kernel prepared from one version of a layer's
+// derived weights (cpu::SgFcCall::backend): a primitive per geometry (row
+// count, data and output types, OpenMP team; null where oneDNN refused it)
+// and the weights reordered once into each layout those primitives take.
+struct SgFcPrepared {
+  Mutex mu;
+  std::map<std::vector<int64_t>, std::shared_ptr<SgFcPrims>> prims WEFT_GUARDED_BY(mu);
+  std::vector<std::pair<memory::desc, memory>> weights WEFT_GUARDED_BY(mu);
+};
+
+// `dst_dt` s32: the int32 sums alone (no bias: oneDNN would add it in
+// float32), for the reference epilogue; otherwise with the bias levels, the
+// output scales (one per channel, or one) and the exact fused op `act`
+// (scaled by post_scale) in the primitive.
+std::shared_ptr<SgFcPrims> BuildSgFc(const cpu::SgFcCall& c, int64_t rows, dt src_dt, dt dst_dt,
+                                     const Eltwise* act) {
+  auto p = std::make_shared<SgFcPrims>();
+  p->src = PlainDesc({rows, c.k}, src_dt);
+  p->bias = PlainDesc({c.hidden}, dt::s32);
+  p->dst = PlainDesc({rows, c.hidden}, dst_dt);
+  dnnl::primitive_attr attr = UserScratchpad();
+  if (dst_dt != dt::s32) {
+    attr.set_output_scales(c.scale.size() == 1 ? 0 : 1 << 1, c.scale);
+    if (act) {
+      dnnl::post_ops po;
+      po.append_eltwise(c.post_scale, act->alg, act->alpha, act->beta);
+      attr.set_post_ops(po);
+    }
+  }
+  inner_product_forward::desc d(dnnl::prop_kind::forward_inference, p->src,
+                                memory::desc({c.hidden, c.k}, dt::s8, memory::format_tag::any),
+                                c.bias && dst_dt != dt::s32 ? p->bias : memory::desc(), p->dst);
+  p->pd = inner_product_forward::primitive_desc(d, attr, Engine());
+  RefuseReference(p->pd.impl_info_str());
+  p->fwd = inner_product_forward(p->pd);
+  return p;
+}
+
+// The derived weights in the layout `want`, reordered on first use.
+memory SgFcWeights(SgFcPrepared* prep, const cpu::SgFcCall& c, const memory::desc& want) {
+  MutexLock lock(&prep->mu);
+  for (const auto& [md, m] : prep->weights)
+    if (md == want) return m;
+  memory user(PlainDesc({c.hidden, c.k}, dt::s8), Engine(), const_cast<int8_t*>(c.w));  // read
+  memory m(want, Engine());
+  dnnl::reorder(user, m).execute(ThreadStream(), user, m);
+  ThreadStream().wait();
+  prep->weights.emplace_back(want, m);
+  return m;
+}
+
+// The quantized channel-wise _sg_mkldnn_fully_connected on one int8 inner
+// product: per output channel c, out = act(acc * scale[c]) * post_scale
+// rounded half to even and saturated, as the reference computes it. oneDNN
+// (2.6's brgemm kernels) turns the int32 sums into float32 before it adds
+// the bias levels, where the reference adds them in int32: the results are
+// equal while the sums and the bias levels stay below 2^24 in magnitude
+// (every value exact in float32), and past that one float32 rounding apart
+// (at most one level of an int8/uint8 output). A fused op oneDNN would
+// approximate runs as int32 sums there, the bias added here in int32, and
+// the reference epilogue: equal always.
+bool SgFcInt8(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+              const std::vector<TBlob>& out) {
+  const cpu::QuantParams& qp = attrs.params.Decoded<cpu::QuantParams>();
+  const DType x = in[0].dtype, y = out[0].dtype;
+  if (!qp.quantized || !qp.channel_wise || (x != DType::kInt8 && x != DType::kUint8) ||
+      (y != DType::kFloat32 && y != DType::kInt8 && y != DType::kUint8))
+    return false;
+  const cpu::SgFcCall c = cpu::PrepareSgFc(ctx, attrs, in, out);
+  if (c.rows == 0 || c.k == 0 || c.hidden == 0) return false;
+  Eltwise act;
+  const bool fused = !c.act || ExactEltwise(*c.act, &act);
+  const dt src_dt = QType(x), dst_dt = !fused ? dt::s32 : y == DType::kFloat32 ? dt::f32 : QType(y);
+  std::shared_ptr<void> local;
+  std::shared_ptr<void>& slot = c.backend ? *c.backend : local;
+  if (!slot) slot = std::make_shared<SgFcPrepared>();
+  SgFcPrepared* prep = static_cast<SgFcPrepared*>(slot.get());
+  const std::vector<int64_t> key = {c.rows, static_cast<int64_t>(src_dt),
+                                    static_cast<int64_t>(dst_dt), omp_get_max_threads()};
+  std::shared_ptr<SgFcPrims> p;
+  {
+    MutexLock lock(&prep->mu);
+    auto it = prep->prims.find(key);
+    if (it != prep->prims.end()) {
+      p = it->second;
+    } else {
+      try {
+        p = BuildSgFc(c, c.rows, src_dt, dst_dt, c.act ? &act : nullptr);
+      } catch (const dnnl::error&) {
+        p = nullptr;  // refused (or only a reference implementation): the cpu kernel runs
+      }
+      prep->prims[key] = p;
+    }
+  }
+  if (!p) return false;
+  const memory wei = SgFcWeights(prep, c, p->pd.weights_desc());
+  std::vector<int32_t> acc;
+  void* dst = out[0].dptr;
+  if (!fused) {
+    acc.resize(static_cast<size_t>(c.rows * c.hidden));
+    dst = acc.data();
+  }
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, BlobMemory(p->src, in[0])},
+                                       {DNNL_ARG_WEIGHTS, wei},
+                                       {DNNL_ARG_DST, memory(p->dst, Engine(), dst)}};
+  if (c.bias && fused)
+    args[DNNL_ARG_BIAS] = memory(p->bias, Engine(), const_cast<int32_t*>(c.bias));  // read only
+  Execute(p->fwd, p->pd, std::move(args));
+  if (!fused) {
+    if (c.bias)
+      for (int64_t r = 0; r < c.rows; ++r)
+        for (int64_t h = 0; h < c.hidden; ++h) acc[r * c.hidden + h] += c.bias[h];
+    cpu::FinishSgFc(c, acc.data(), out);
+  } else if (y != DType::kFloat32) {
+    out[1].data<float>()[0] = c.lo;
+    out[2].data<float>()[0] = c.hi;
+  }
+  return true;
+}
+
 using Fast = bool (*)(const OpContext&, const NodeAttrs&, const std::vector<TBlob>&,
                       const std::vector<TBlob>&);
 
@@ -246,7 +410,8 @@ void RegisterQuantizedDnnl(KernelRegistry* reg) {
   for (const auto& [op, fast] :
        {std::pair<const char*, Fast>{"_contrib_quantized_conv", QuantizedConv},
         {"_contrib_quantized_fully_connected", QuantizedFC},
-        {"_sg_mkldnn_conv", SgConvInt8}})
+        {"_sg_mkldnn_conv", SgConvInt8},
+        {"_sg_mkldnn_fully_connected", SgFcInt8}})
     reg->Add(op, DeviceType::kCPU, {"dnnl", 20, WithFallback(fast, ReferenceKernel(*reg, op))});
 }
 

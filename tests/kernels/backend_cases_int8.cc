@@ -7,7 +7,8 @@
 // (oneDNN and the reference may round a tie apart) — with BatchNorm, relu,
 // a residual sum of the other byte type and a post-sum relu (also with its
 // byte tensors stored channels-last); with ReLU6 (clip); depthwise; and
-// int8 data.
+// int8 data; and the quantized channel-wise _sg_mkldnn_fully_connected
+// exactly (oneDNN's int8 inner product with per-channel output scales).
 #include "util/backend_harness.h"
 #include "util/bench_models.h"
 #include "weft/graph_algorithm.h"
@@ -101,6 +102,47 @@ BackendCase SgConv(const Symbol& net, const Shape& data, DType t, int64_t filter
 
 Symbol Var(const char* name) { return Symbol::CreateVariable(name); }
 
+// A quantized channel-wise _sg_mkldnn_fully_connected case from the float
+// chain `net` (FullyConnected [-> op], fused by PartitionFullyConnected;
+// `sub`, when given, replaces its nested graph) on (rows, k) data of `t`
+// with float32 weights of very different magnitudes per output channel and
+// a bias: calibrated to (out_lo, out_hi), or a float32 output when out_hi is
+// 0. oneDNN's inner product equals the reference exactly (int32 sums below
+// 2^24, the same float32 scaling and rounding; see quantized_dnnl.cc).
+BackendCase SgFcChannelWise(const Symbol& net, int64_t rows, int64_t k, int64_t hidden, DType t,
+                            double out_lo, double out_hi, const Symbol* sub = nullptr) {
+  const quant::Partitioned p = quant::PartitionFullyConnected(Runtime::Global().ops(), net);
+  NodePtr n;
+  for (const NodePtr& m : TopoOrder(p.symbol.outputs))
+    if (!m->is_variable() && m->op()->name == "_sg_mkldnn_fully_connected") n = m;
+  StringMap params = n->attrs.dict;
+  params["quantized"] = "true";
+  params["channel_wise_quantize"] = "True";
+  if (out_hi > 0) {
+    params["min_calib_range"] = std::to_string(out_lo);
+    params["max_calib_range"] = std::to_string(out_hi);
+  } else {
+    params["enable_float_output"] = "True";
+  }
+  auto make = [=](DType) {
+    NDArray w = test::RandomArray(Shape{hidden, k}, DType::kFloat32, -1, 1, 2);
+    float* pw = static_cast<float*>(w.dptr());
+    for (int64_t c = 0; c < hidden; ++c)
+      for (int64_t j = 0; j < k; ++j) pw[c * k + j] *= static_cast<float>(0.01 * (1 + c % 7 * 30));
+    return std::vector<NDArray>{Levels(Shape{rows, k}, t, 1), w,
+                                test::RandomArray(Shape{hidden}, DType::kFloat32, -0.5, 0.5, 3),
+                                Scalar(t == DType::kUint8 ? 0 : -3), Scalar(3)};
+  };
+  CompareOptions o;
+  o.exact = true;
+  o.add = false;
+  o.subgraphs = n->attrs.subgraphs;
+  if (sub) o.subgraphs = {std::make_shared<Graph>(Graph{sub->outputs})};
+  BackendCase c("_sg_mkldnn_fully_connected", make, params, o);
+  c.dtypes = {DType::kFloat32};
+  return c;
+}
+
 WEFT_BACKEND_CASES(int8) {
   using test::bench::Apply;
   using test::bench::Relu;
@@ -141,6 +183,26 @@ WEFT_BACKEND_CASES(int8) {
   h = Apply("Convolution", {Var("data")}, dw, "c");
   cases.push_back(
       SgConv(h, {1, 16, 12, 12}, DType::kUint8, 16, 16, true, false, DType::kUnknown, -3));
+  // Channel-wise fully connected layers: relu into uint8 levels, none into
+  // int8, LeakyReLU and clip (ReLU6), float32 outputs, and the SgFcInt8
+  // tests' tiny geometry; sigmoid, which oneDNN approximates, as int32 sums
+  // there and the reference epilogue.
+  using test::bench::Fc;
+  const Symbol fc = Fc(Var("data"), 48, "fc");
+  cases.push_back(SgFcChannelWise(Relu(fc, "relu"), 16, 96, 48, DType::kUint8, 0, 4));
+  cases.push_back(SgFcChannelWise(fc, 16, 96, 48, DType::kInt8, -3, 5));
+  cases.push_back(
+      SgFcChannelWise(Apply("LeakyReLU", {fc}, {{"act_type", "leaky"}, {"slope", "0.1"}}, "leaky"),
+                      7, 96, 48, DType::kInt8, -1, 4));
+  cases.push_back(SgFcChannelWise(Apply("clip", {fc}, {{"a_min", "0"}, {"a_max", "6"}}, "relu6"),
+                                  16, 96, 48, DType::kUint8, 0, 6));
+  cases.push_back(SgFcChannelWise(Relu(fc, "relu"), 16, 96, 48, DType::kInt8, 0, 0));
+  cases.push_back(SgFcChannelWise(fc, 16, 96, 48, DType::kUint8, 0, 0));
+  const Symbol tiny = Fc(Var("data"), 4, "fc");
+  cases.push_back(SgFcChannelWise(tiny, 3, 8, 4, DType::kInt8, 0, 0));
+  cases.push_back(SgFcChannelWise(Relu(tiny, "relu"), 3, 8, 4, DType::kInt8, 0, 30));
+  const Symbol sigmoid = Apply("Activation", {fc}, {{"act_type", "sigmoid"}}, "sigmoid");
+  cases.push_back(SgFcChannelWise(Relu(fc, "relu"), 16, 96, 48, DType::kInt8, 0, 1, &sigmoid));
   return cases;
 }
 

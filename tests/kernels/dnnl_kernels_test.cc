@@ -1,8 +1,9 @@
 // The optional oneDNN backend ("dnnl", kernels/dnnl/). Its numbers are
 // compared with the reference kernels by the backend table
-// (backend_cases_cpu.cc); here: every Convolution case of that table runs
-// oneDNN itself rather than its fallback (or the table would compare cpu
-// with cpu), and the preferred kernel through Invoke gives a closed form.
+// (backend_cases_cpu.cc, backend_cases_int8.cc); here: every Convolution
+// and channel-wise int8 fully connected case of that table runs oneDNN
+// itself rather than its fallback (or the table would compare cpu with
+// cpu), and the preferred kernel through Invoke gives a closed form.
 #include <gtest/gtest.h>
 
 #include "util/backend_harness.h"
@@ -11,6 +12,14 @@
 #if WEFT_USE_DNNL
 #include "dnnl/nn_conv_dnnl.h"
 #include "dnnl/nn_rnn_infer_dnnl.h"
+#include "register_kernels.h"
+
+namespace weft {
+namespace onednn {
+// kernels/dnnl/quantized_dnnl.cc (declared so in kernels/register_kernels.cc).
+void RegisterQuantizedDnnl(KernelRegistry* reg);
+}  // namespace onednn
+}  // namespace weft
 #endif
 
 namespace weft {
@@ -34,6 +43,44 @@ TEST(DnnlKernels, TableConvolutionsRunOneDnn) {
     ++checked;
   }
   EXPECT_GE(checked, 10);
+#else
+  GTEST_SKIP() << "built without oneDNN";
+#endif
+}
+
+// Every channel-wise _sg_mkldnn_fully_connected case of the table runs
+// oneDNN's inner product rather than its fallback (or the table would
+// compare cpu with cpu): the cases again on a runtime that also has the
+// "dnnl" kernel built over a fallback that fails.
+TEST(DnnlKernels, TableChannelWiseFullyConnectedRunsOneDnn) {
+#if WEFT_USE_DNNL
+  const std::string op = "_sg_mkldnn_fully_connected";
+  KernelRegistry failing;
+  for (const char* name : {"_contrib_quantized_conv", "_contrib_quantized_fully_connected",
+                           "_sg_mkldnn_conv", "_sg_mkldnn_fully_connected"}) {
+    const std::string n = name;
+    failing.Add(n, DeviceType::kCPU,
+                {"cpu", 0,
+                 [n](const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>&,
+                     const std::vector<OpReq>&, const std::vector<TBlob>&) {
+                   Fail(StatusCode::kInternal, n, " '", attrs.name, "' fell back");
+                 }});
+  }
+  onednn::RegisterQuantizedDnnl(&failing);
+  Kernel only = *failing.FindBackend(op, DeviceType::kCPU, "dnnl");
+  only.backend = "dnnl_only";
+  only.priority = 30;
+  Runtime rt;
+  InstallBuiltinKernels(&rt);
+  rt.mutable_kernels()->Add(op, DeviceType::kCPU, only);
+  int checked = 0;
+  for (test::BackendCase c : test::BackendCases()) {
+    if (c.op != op || c.params.count("channel_wise_quantize") == 0) continue;
+    c.opts.rt = &rt;
+    EXPECT_EQ(test::RunCase(c), 2);
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
 #else
   GTEST_SKIP() << "built without oneDNN";
 #endif

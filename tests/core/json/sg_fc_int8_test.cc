@@ -7,7 +7,8 @@
 // enable_float_output form, whose float32 output is the real result itself.
 // The channel-wise form (channel_wise_quantize) against the same definition
 // with MXNet's per-channel weight scales, and against its float32 graph
-// within the quantization error bound derived below.
+// within the quantization error bound derived below (on oneDNN's inner
+// product when it is built).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -198,6 +199,16 @@ std::vector<double> SpreadWeights(int64_t hidden, int64_t k, unsigned salt) {
     for (int64_t j = 0; j < k; ++j)
       w[c * k + j] = mag[c % 4] * (static_cast<double>((j * 37 + c * 11 + salt) % 17) - 8) / 8;
   return w;
+}
+
+// The channel-wise tests here run the preferred kernel: oneDNN's int8 inner
+// product when it is built (DnnlKernels.TableChannelWiseFullyConnectedRunsOneDnn
+// shows it takes their geometry without falling back), else the reference.
+TEST(SgFcInt8, ChannelWiseRunsOneDnnWhenBuilt) {
+  const Kernel* k =
+      Runtime::Global().kernels().Find("_sg_mkldnn_fully_connected", DeviceType::kCPU);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->backend, WEFT_USE_DNNL ? "dnnl" : "cpu");
 }
 
 TEST(SgFcInt8, ChannelWiseFollowsTheDefinitionForEveryOutputForm) {
