@@ -2,6 +2,8 @@
 // CPU reference kernels first, then the backends that override some of them.
 #include "register_kernels.h"
 
+#include "cpu/selfatt_int8.h"
+
 namespace weft {
 namespace cpu {
 void RegisterQuadraticCpu(KernelRegistry* reg);
@@ -26,7 +28,6 @@ void RegisterGatherOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsJoinCpu(KernelRegistry* reg);
 void RegisterNNRnnParamConcatCpu(KernelRegistry* reg);
 void RegisterContribTransformerCpu(KernelRegistry* reg);
-Kernel FusedSelfAttKernel(const std::string& op, DeviceType dev, Kernel fp);
 void RegisterShapeOpsCpu(KernelRegistry* reg);
 void RegisterShapeOpsViewCpu(KernelRegistry* reg);
 void RegisterNNDeconvCpu(KernelRegistry* reg);
@@ -75,6 +76,7 @@ void RegisterNNRnnDnnl(KernelRegistry* reg);
 void RegisterDotDnnl(KernelRegistry* reg);
 void RegisterContribTransformerDnnl(KernelRegistry* reg);
 void RegisterQuantizedDnnl(KernelRegistry* reg);
+cpu::SelfAttSums SelfAttInt8Sums();
 }  // namespace onednn
 #endif
 #if WEFT_USE_CUDA
@@ -108,6 +110,17 @@ void RegisterCudaDeviceAPI(Runtime* rt);
 #endif
 
 namespace {
+
+// The int32 sums of the int8 fused attention ops beside backend `b` of the
+// contrib ones: oneDNN's integer gemms beside "dnnl", else the reference.
+cpu::SelfAttSums Sums(const std::string& b) {
+#if WEFT_USE_DNNL
+  if (b == "dnnl") return onednn::SelfAttInt8Sums();
+#else
+  (void)b;
+#endif
+  return cpu::ReferenceSelfAttSums();
+}
 
 // The reference kernels and the OpenBLAS ones, which every build has.
 void RegisterCpuKernels(KernelRegistry* reg) {
@@ -210,13 +223,13 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNLeakyCuda(reg);
 #endif
   // MXNet's oneDNN-fused attention ops compute what the contrib ones do:
-  // their kernels, every backend, and the int8 reference for quantized=true.
+  // their kernels, every backend, and the int8 kernels for quantized=true.
   for (const char* op : {"selfatt_qk", "selfatt_valatt"}) {
     const std::string base = std::string("_contrib_interleaved_matmul_") + op;
     for (DeviceType dev : {DeviceType::kCPU, DeviceType::kGPU})
       for (const std::string& b : reg->Backends(base, dev))
         reg->Add(std::string("_sg_mkldnn_") + op, dev,
-                 cpu::FusedSelfAttKernel(op, dev, *reg->FindBackend(base, dev, b)));
+                 cpu::FusedSelfAttKernel(op, dev, *reg->FindBackend(base, dev, b), Sums(b)));
   }
 }
 

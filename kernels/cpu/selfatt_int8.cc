@@ -2,8 +2,9 @@
 // _sg_mkldnn_selfatt_valatt (semantics in core/src/op/contrib_transformer.cc)
 // on every device: the float32 form runs the contrib op's kernel of each
 // backend, the quantized form (quantized=true; MXNet 1.9.1's
-// SgMKLDNNSelfAttQKOp and MKLDNNSelfAttValAttOp) the int8 reference loops
-// here, on CPU:
+// SgMKLDNNSelfAttQKOp and MKLDNNSelfAttValAttOp) the int8 kernels here, on
+// CPU, whose int32 sums come from the reference loops here or, for the
+// "dnnl" backend, from oneDNN's integer gemms (selfatt_int8.h):
 // - qk: int8 qkv with scale s = 127.5 / MaxAbs(min_qkv, max_qkv); int32
 //   sums acc[bh, i, j] = q(i) . k(j); out = acc * o with o = levels(out) /
 //   (s * s) / sqrt(D) for the calibrated int8 output, 1 / (s * s) / sqrt(D)
@@ -17,6 +18,8 @@
 //   s_a) (float32), or acc itself (int32, with MXNet's int8 x uint8
 //   product range).
 // Scaled values round half to even and saturate (oneDNN's conversions).
+#include "cpu/selfatt_int8.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -115,7 +118,8 @@ Epilogue EpilogueOf(const quant::QuantParams& p, float denom, float product) {
   return e;
 }
 
-void QKInt8(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
+void QKInt8(const SelfAttSums& sums, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+            const std::vector<TBlob>& out) {
   const quant::QuantParams& p = attrs.params.Decoded<quant::QuantParams>();
   const Shape& s = in[0].shape;
   const Dims n = attention::SelfDims(s, attention::Heads(attrs));
@@ -126,11 +130,11 @@ void QKInt8(const NodeAttrs& attrs, const std::vector<TBlob>& in, const std::vec
   e.exact = false;
   const int8_t* qkv = in[0].data<int8_t>();
   std::vector<int32_t> acc(static_cast<size_t>(n.bh * n.lq * n.lk));
-  QKSums(n, attention::SelfSide(qkv, s, n, 0), attention::SelfSide(qkv, s, n, 1), acc.data());
+  sums.qk(n, attention::SelfSide(qkv, s, n, 0), attention::SelfSide(qkv, s, n, 1), acc.data());
   Write(acc, e, out);
 }
 
-void ValAttInt8(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+void ValAttInt8(const SelfAttSums& sums, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                 const std::vector<TBlob>& out) {
   const quant::QuantParams& p = attrs.params.Decoded<quant::QuantParams>();
   const Shape& s = in[0].shape;
@@ -140,29 +144,30 @@ void ValAttInt8(const NodeAttrs& attrs, const std::vector<TBlob>& in,
   const float as = quant::QuantizeScale(DType::kUint8, alo, ahi);
   const Epilogue e = EpilogueOf(p, vs * as, quant::ProductRangeMax(vlo, vhi, alo, ahi, false));
   std::vector<int32_t> acc(static_cast<size_t>(out[0].Size()));
-  ValSums(n, in[1].data<uint8_t>(), attention::SelfSide(in[0].data<const int8_t>(), s, n, 2),
-          acc.data());
+  sums.val(n, in[1].data<uint8_t>(), attention::SelfSide(in[0].data<const int8_t>(), s, n, 2),
+           acc.data());
   Write(acc, e, out);
 }
 
-using Int8Fn = void (*)(const NodeAttrs&, const std::vector<TBlob>&, const std::vector<TBlob>&);
+using Int8Fn = void (*)(const SelfAttSums&, const NodeAttrs&, const std::vector<TBlob>&,
+                        const std::vector<TBlob>&);
 
 }  // namespace
 
-// Declared in kernels/register_kernels.cc, which wraps every backend's
-// kernel of the contrib op with it.
-Kernel FusedSelfAttKernel(const std::string& op, DeviceType dev, Kernel fp) {
+SelfAttSums ReferenceSelfAttSums() { return {QKSums, ValSums}; }
+
+Kernel FusedSelfAttKernel(const std::string& op, DeviceType dev, Kernel fp, SelfAttSums sums) {
   const Int8Fn int8 = op == "selfatt_qk" ? QKInt8 : ValAttInt8;
   KernelFn fp_fn = std::move(fp.fn);
-  fp.fn = [fp_fn, int8, dev](const OpContext& ctx, const NodeAttrs& attrs,
-                             const std::vector<TBlob>& in, const std::vector<OpReq>& req,
-                             const std::vector<TBlob>& out) {
+  fp.fn = [fp_fn, int8, sums, dev](const OpContext& ctx, const NodeAttrs& attrs,
+                                   const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                                   const std::vector<TBlob>& out) {
     if (!attrs.params.Decoded<quant::QuantParams>().quantized)
       return fp_fn(ctx, attrs, in, req, out);
     if (dev != DeviceType::kCPU || req[0] == OpReq::kAdd)
       Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", attrs.op->name,
            "): the int8 form runs on the CPU and writes its output (no gradient accumulation)");
-    if (req[0] != OpReq::kNull) int8(attrs, in, out);
+    if (req[0] != OpReq::kNull) int8(sums, attrs, in, out);
   };
   return fp;
 }

@@ -7,8 +7,9 @@
 // (oneDNN and the reference may round a tie apart) — with BatchNorm, relu,
 // a residual sum of the other byte type and a post-sum relu (also with its
 // byte tensors stored channels-last); with ReLU6 (clip); depthwise; and
-// int8 data; and the quantized channel-wise _sg_mkldnn_fully_connected
-// exactly (oneDNN's int8 inner product with per-channel output scales).
+// int8 data; the quantized channel-wise _sg_mkldnn_fully_connected exactly
+// (oneDNN's int8 inner product with per-channel output scales); and the
+// quantized _sg_mkldnn_selfatt_qk / _valatt exactly (oneDNN's integer gemms).
 #include "util/backend_harness.h"
 #include "util/bench_models.h"
 #include "weft/graph_algorithm.h"
@@ -143,6 +144,33 @@ BackendCase SgFcChannelWise(const Symbol& net, int64_t rows, int64_t k, int64_t 
   return c;
 }
 
+// A quantized _sg_mkldnn_selfatt_qk (valatt: with the attention) case:
+// int8 qkv levels of shape (L, B, heads * 3 * D) [uint8 attention levels
+// (B * heads, L, L)] and their ranges, the output form in `form`. The int32
+// sums are exact on every backend, so the outputs are equal.
+BackendCase SelfAtt(bool valatt, int64_t l, int64_t b, int64_t heads, int64_t d,
+                    const StringMap& form) {
+  StringMap params = {{"heads", std::to_string(heads)}, {"quantized", "True"}};
+  params.insert(form.begin(), form.end());
+  auto make = [=](DType) {
+    std::vector<NDArray> in = {Levels(Shape{l, b, heads * 3 * d}, DType::kInt8, 1)};
+    if (valatt) in.push_back(Levels(Shape{b * heads, l, l}, DType::kUint8, 2));
+    in.push_back(Scalar(-2.5));
+    in.push_back(Scalar(3));
+    if (valatt) {
+      in.push_back(Scalar(0));
+      in.push_back(Scalar(1));
+    }
+    return in;
+  };
+  CompareOptions o;
+  o.exact = true;
+  o.add = false;
+  BackendCase c(valatt ? "_sg_mkldnn_selfatt_valatt" : "_sg_mkldnn_selfatt_qk", make, params, o);
+  c.dtypes = {DType::kFloat32};
+  return c;
+}
+
 WEFT_BACKEND_CASES(int8) {
   using test::bench::Apply;
   using test::bench::Relu;
@@ -203,6 +231,16 @@ WEFT_BACKEND_CASES(int8) {
   cases.push_back(SgFcChannelWise(Relu(tiny, "relu"), 3, 8, 4, DType::kInt8, 0, 30));
   const Symbol sigmoid = Apply("Activation", {fc}, {{"act_type", "sigmoid"}}, "sigmoid");
   cases.push_back(SgFcChannelWise(Relu(fc, "relu"), 16, 96, 48, DType::kInt8, 0, 1, &sigmoid));
+  // The int8 attention products, each output form: calibrated int8,
+  // float32, uncalibrated int32.
+  const StringMap forms[] = {{{"min_calib_range", "-20"}, {"max_calib_range", "25"}},
+                             {{"enable_float_output", "True"}},
+                             {}};
+  for (const StringMap& form : forms)
+    for (bool valatt : {false, true}) {
+      cases.push_back(SelfAtt(valatt, 12, 2, 4, 16, form));
+      cases.push_back(SelfAtt(valatt, 3, 1, 1, 4, form));
+    }
   return cases;
 }
 

@@ -3,8 +3,13 @@
 // (backend_cases_cpu.cc, backend_cases_int8.cc); here: every Convolution
 // and channel-wise int8 fully connected case of that table runs oneDNN
 // itself rather than its fallback (or the table would compare cpu with
-// cpu), and the preferred kernel through Invoke gives a closed form.
+// cpu), the int8 attention ops' sums are oneDNN's (on VNNI CPUs) and equal
+// the reference ones, and the preferred kernel through Invoke gives a
+// closed form.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "util/backend_harness.h"
 #include "weft/runtime.h"
@@ -12,12 +17,17 @@
 #if WEFT_USE_DNNL
 #include "dnnl/nn_conv_dnnl.h"
 #include "dnnl/nn_rnn_infer_dnnl.h"
+#include "cpu/selfatt_int8.h"
 #include "register_kernels.h"
+
+#include <dnnl.h>
 
 namespace weft {
 namespace onednn {
-// kernels/dnnl/quantized_dnnl.cc (declared so in kernels/register_kernels.cc).
+// kernels/dnnl/quantized_dnnl.cc and selfatt_int8_dnnl.cc (declared so in
+// kernels/register_kernels.cc).
 void RegisterQuantizedDnnl(KernelRegistry* reg);
+cpu::SelfAttSums SelfAttInt8Sums();
 }  // namespace onednn
 }  // namespace weft
 #endif
@@ -81,6 +91,41 @@ TEST(DnnlKernels, TableChannelWiseFullyConnectedRunsOneDnn) {
     ++checked;
   }
   EXPECT_GE(checked, 8);
+#else
+  GTEST_SKIP() << "built without oneDNN";
+#endif
+}
+
+// The int8 attention ops' "dnnl" sums are oneDNN's integer gemms on a VNNI
+// CPU (the reference loops elsewhere), and equal the reference loops' on a
+// BERT-sized head block set (12 heads of 64, 128 positions) with levels
+// at their extremes.
+TEST(DnnlKernels, Int8AttentionSumsOnOneDnnEqualTheReference) {
+#if WEFT_USE_DNNL
+  const cpu::SelfAttSums fast = onednn::SelfAttInt8Sums(), ref = cpu::ReferenceSelfAttSums();
+  const unsigned vnni = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_vnni);
+  const bool has_vnni = (static_cast<unsigned>(dnnl_get_effective_cpu_isa()) & vnni) == vnni;
+  EXPECT_EQ(fast.qk != ref.qk, has_vnni);
+  EXPECT_EQ(fast.val != ref.val, has_vnni);
+  const int64_t l = 128, heads = 12, d = 64;
+  const attention::Dims n{heads, l, l, d};
+  std::vector<int8_t> qkv(static_cast<size_t>(l * heads * 3 * d));
+  std::vector<uint8_t> att(static_cast<size_t>(heads * l * l));
+  for (size_t i = 0; i < qkv.size(); ++i)
+    qkv[i] = static_cast<int8_t>(i % 5 == 0 ? -128 : i % 7 == 0 ? 127 : (i * 37) % 256 - 128);
+  for (size_t i = 0; i < att.size(); ++i) att[i] = static_cast<uint8_t>(i % 3 ? 255 : i * 11);
+  const Shape s{l, 1, heads * 3 * d};
+  std::vector<int32_t> a(static_cast<size_t>(heads * l * l)), b(a.size());
+  fast.qk(n, attention::SelfSide<const int8_t>(qkv.data(), s, n, 0),
+          attention::SelfSide<const int8_t>(qkv.data(), s, n, 1), a.data());
+  ref.qk(n, attention::SelfSide<const int8_t>(qkv.data(), s, n, 0),
+         attention::SelfSide<const int8_t>(qkv.data(), s, n, 1), b.data());
+  EXPECT_EQ(a, b);
+  std::vector<int32_t> c(static_cast<size_t>(l * heads * d)), e(c.size());
+  fast.val(n, att.data(), attention::SelfSide<const int8_t>(qkv.data(), s, n, 2), c.data());
+  ref.val(n, att.data(), attention::SelfSide<const int8_t>(qkv.data(), s, n, 2), e.data());
+  EXPECT_EQ(c, e);
+  EXPECT_NE(*std::max_element(e.begin(), e.end()), 0);
 #else
   GTEST_SKIP() << "built without oneDNN";
 #endif
