@@ -2,7 +2,7 @@
 # Model inference of weft (bench/bench_infer.cc through the C ABI) beside ONNX Runtime
 # (bench/infer_peers/ort_bench.js, onnxruntime-node, CPU EP) and PyTorch
 # (bench/infer_peers/torch_bench.py, Debian /usr/bin/python3) on the same weights and
-# inputs, in one run: for each rep, for 1 and 2 threads, for each case the three engines
+# inputs, in one run: for each rep, for 1 and 2 threads (--threads), for each case the engines
 # run one after the other. Then a markdown table of medians over reps and the ratios
 # weft/ORT and weft/PyTorch (> 1: weft slower) with their min-max range over reps.
 # Usage: bench/bench_infer_peers.sh [build-dir] [--reps R] [--iters N] [--warmup W]
