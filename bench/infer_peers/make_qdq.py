@@ -199,7 +199,8 @@ def tensor_ranges(g, want, same_as, table):
     ranges = {}
     for t in want:
         if t in same_as:
-            ranges[t] = ranges[same_as[t]]
+            if same_as[t] in ranges:
+                ranges[t] = ranges[same_as[t]]
             continue
         if t in table:
             ranges[t] = table[t]
