@@ -886,103 +886,122 @@ typedef _goslice_ swig_type_852;
 typedef _goslice_ swig_type_853;
 typedef _goslice_ swig_type_854;
 typedef _gostring_ swig_type_855;
-typedef _gostring_ swig_type_856;
+typedef long long swig_type_856;
 typedef _gostring_ swig_type_857;
 typedef _goslice_ swig_type_858;
-typedef _gostring_ swig_type_859;
+typedef long long swig_type_859;
 typedef _gostring_ swig_type_860;
-typedef _gostring_ swig_type_861;
-typedef long long swig_type_862;
-typedef _gostring_ swig_type_863;
-typedef _goslice_ swig_type_864;
-typedef long long swig_type_865;
-typedef _goslice_ swig_type_866;
-typedef _gostring_ swig_type_867;
-typedef _goslice_ swig_type_868;
-typedef _gostring_ swig_type_869;
-typedef long long swig_type_870;
+typedef _goslice_ swig_type_861;
+typedef _gostring_ swig_type_862;
+typedef long long swig_type_863;
+typedef _gostring_ swig_type_864;
+typedef _gostring_ swig_type_865;
+typedef _gostring_ swig_type_866;
+typedef long long swig_type_867;
+typedef _gostring_ swig_type_868;
+typedef long long swig_type_869;
+typedef _gostring_ swig_type_870;
 typedef _goslice_ swig_type_871;
-typedef _gostring_ swig_type_872;
+typedef _goslice_ swig_type_872;
 typedef _goslice_ swig_type_873;
-typedef long long swig_type_874;
-typedef _goslice_ swig_type_875;
+typedef _gostring_ swig_type_874;
+typedef _gostring_ swig_type_875;
 typedef _gostring_ swig_type_876;
 typedef _goslice_ swig_type_877;
-typedef long long swig_type_878;
+typedef _gostring_ swig_type_878;
 typedef _gostring_ swig_type_879;
 typedef _gostring_ swig_type_880;
-typedef _gostring_ swig_type_881;
+typedef long long swig_type_881;
 typedef _gostring_ swig_type_882;
-typedef _gostring_ swig_type_883;
-typedef _goslice_ swig_type_884;
+typedef _goslice_ swig_type_883;
+typedef long long swig_type_884;
 typedef _goslice_ swig_type_885;
 typedef _gostring_ swig_type_886;
-typedef long long swig_type_887;
+typedef _goslice_ swig_type_887;
 typedef _gostring_ swig_type_888;
-typedef _gostring_ swig_type_889;
-typedef _gostring_ swig_type_890;
+typedef long long swig_type_889;
+typedef _goslice_ swig_type_890;
 typedef _gostring_ swig_type_891;
 typedef _goslice_ swig_type_892;
-typedef _gostring_ swig_type_893;
-typedef _gostring_ swig_type_894;
+typedef long long swig_type_893;
+typedef _goslice_ swig_type_894;
 typedef _gostring_ swig_type_895;
 typedef _goslice_ swig_type_896;
-typedef _gostring_ swig_type_897;
+typedef long long swig_type_897;
 typedef _gostring_ swig_type_898;
 typedef _gostring_ swig_type_899;
-typedef _goslice_ swig_type_900;
+typedef _gostring_ swig_type_900;
 typedef _gostring_ swig_type_901;
 typedef _gostring_ swig_type_902;
-typedef _gostring_ swig_type_903;
-typedef _gostring_ swig_type_904;
+typedef _goslice_ swig_type_903;
+typedef _goslice_ swig_type_904;
 typedef _gostring_ swig_type_905;
-typedef _gostring_ swig_type_906;
+typedef long long swig_type_906;
 typedef _gostring_ swig_type_907;
-typedef long long swig_type_908;
+typedef _gostring_ swig_type_908;
 typedef _gostring_ swig_type_909;
 typedef _gostring_ swig_type_910;
-typedef _gostring_ swig_type_911;
-typedef _goslice_ swig_type_912;
+typedef _goslice_ swig_type_911;
+typedef _gostring_ swig_type_912;
 typedef _gostring_ swig_type_913;
 typedef _gostring_ swig_type_914;
-typedef long long swig_type_915;
+typedef _goslice_ swig_type_915;
 typedef _gostring_ swig_type_916;
-typedef _goslice_ swig_type_917;
-typedef _goslice_ swig_type_918;
+typedef _gostring_ swig_type_917;
+typedef _gostring_ swig_type_918;
 typedef _goslice_ swig_type_919;
-typedef _goslice_ swig_type_920;
-typedef _goslice_ swig_type_921;
+typedef _gostring_ swig_type_920;
+typedef _gostring_ swig_type_921;
 typedef _gostring_ swig_type_922;
 typedef _gostring_ swig_type_923;
 typedef _gostring_ swig_type_924;
-typedef long long swig_type_925;
+typedef _gostring_ swig_type_925;
 typedef _gostring_ swig_type_926;
-typedef _goslice_ swig_type_927;
-typedef _goslice_ swig_type_928;
+typedef long long swig_type_927;
+typedef _gostring_ swig_type_928;
 typedef _gostring_ swig_type_929;
-typedef _goslice_ swig_type_930;
-typedef _gostring_ swig_type_931;
-typedef long long swig_type_932;
+typedef _gostring_ swig_type_930;
+typedef _goslice_ swig_type_931;
+typedef _gostring_ swig_type_932;
 typedef _gostring_ swig_type_933;
-typedef _goslice_ swig_type_934;
-typedef long long swig_type_935;
-typedef _gostring_ swig_type_936;
+typedef long long swig_type_934;
+typedef _gostring_ swig_type_935;
+typedef _goslice_ swig_type_936;
 typedef _goslice_ swig_type_937;
-typedef long long swig_type_938;
-typedef _gostring_ swig_type_939;
+typedef _goslice_ swig_type_938;
+typedef _goslice_ swig_type_939;
 typedef _goslice_ swig_type_940;
-typedef _goslice_ swig_type_941;
+typedef _gostring_ swig_type_941;
 typedef _gostring_ swig_type_942;
-typedef _goslice_ swig_type_943;
-typedef _gostring_ swig_type_944;
+typedef _gostring_ swig_type_943;
+typedef long long swig_type_944;
 typedef _gostring_ swig_type_945;
-typedef _gostring_ swig_type_946;
-typedef long long swig_type_947;
+typedef _goslice_ swig_type_946;
+typedef _goslice_ swig_type_947;
 typedef _gostring_ swig_type_948;
 typedef _goslice_ swig_type_949;
-typedef _goslice_ swig_type_950;
-typedef _gostring_ swig_type_951;
-typedef _goslice_ swig_type_952;
+typedef _gostring_ swig_type_950;
+typedef long long swig_type_951;
+typedef _gostring_ swig_type_952;
+typedef _goslice_ swig_type_953;
+typedef long long swig_type_954;
+typedef _gostring_ swig_type_955;
+typedef _goslice_ swig_type_956;
+typedef long long swig_type_957;
+typedef _gostring_ swig_type_958;
+typedef _goslice_ swig_type_959;
+typedef _goslice_ swig_type_960;
+typedef _gostring_ swig_type_961;
+typedef _goslice_ swig_type_962;
+typedef _gostring_ swig_type_963;
+typedef _gostring_ swig_type_964;
+typedef _gostring_ swig_type_965;
+typedef long long swig_type_966;
+typedef _gostring_ swig_type_967;
+typedef _goslice_ swig_type_968;
+typedef _goslice_ swig_type_969;
+typedef _gostring_ swig_type_970;
+typedef _goslice_ swig_type_971;
 extern void _wrap_Swig_free_capi_df5844a07fabea53(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_df5844a07fabea53(swig_intgo arg1);
 extern swig_intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53(void);
@@ -1246,36 +1265,37 @@ extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(swi
 extern swig_type_821 _wrap_weft_image_reencode_capi_df5844a07fabea53(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
 extern swig_type_825 _wrap_weft_amp_convert_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
 extern swig_type_837 _wrap_weft_quantize_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
-extern swig_type_855 _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(swig_type_856 arg1);
-extern swig_type_857 _wrap_weft_custom_op_list_capi_df5844a07fabea53(swig_type_858 arg1);
-extern swig_type_859 _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_860 _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(swig_type_861 arg1, uintptr_t arg2, swig_type_862 arg3);
-extern swig_type_863 _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_864 arg2, swig_type_865 arg3, swig_type_866 arg4);
-extern swig_type_867 _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(uintptr_t arg1, swig_type_868 arg2);
-extern swig_type_869 _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_870 arg2, swig_type_871 arg3);
-extern swig_type_872 _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_873 arg2, swig_type_874 arg3, swig_type_875 arg4);
-extern swig_type_876 _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_877 arg2, swig_type_878 arg3);
-extern swig_type_879 _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_880 arg2);
-extern swig_type_881 _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(uintptr_t arg1, swig_type_882 arg2);
-extern swig_type_883 _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_884 arg2, swig_type_885 arg3);
-extern swig_type_886 _wrap_weft_profiler_set_config_capi_df5844a07fabea53(swig_type_887 arg1, swig_type_888 arg2, swig_type_889 arg3);
-extern swig_type_890 _wrap_weft_profiler_set_state_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_891 _wrap_weft_profiler_get_state_capi_df5844a07fabea53(swig_type_892 arg1);
-extern swig_type_893 _wrap_weft_profiler_pause_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_894 _wrap_weft_profiler_dump_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_895 _wrap_weft_profiler_trace_capi_df5844a07fabea53(swig_type_896 arg1);
-extern swig_type_897 _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(swig_intgo arg1, swig_type_898 arg2, swig_type_899 arg3, swig_intgo arg4, swig_type_900 arg5);
-extern swig_type_901 _wrap_weft_profiler_range_push_capi_df5844a07fabea53(swig_type_902 arg1);
-extern swig_type_903 _wrap_weft_profiler_range_pop_capi_df5844a07fabea53(void);
-extern swig_type_904 _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(swig_type_905 arg1);
-extern swig_type_906 _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(swig_type_907 arg1, swig_type_908 arg2);
-extern swig_type_909 _wrap_weft_load_library_capi_df5844a07fabea53(swig_type_910 arg1);
-extern swig_type_911 _wrap_weft_loaded_ops_capi_df5844a07fabea53(swig_type_912 arg1);
-extern swig_type_913 _wrap_weft_onnx_import_capi_df5844a07fabea53(swig_type_914 arg1, swig_type_915 arg2, swig_type_916 arg3, swig_type_917 arg4, swig_type_918 arg5, swig_type_919 arg6, swig_type_920 arg7, swig_type_921 arg8);
-extern swig_type_922 _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(swig_type_923 arg1, swig_type_924 arg2, swig_type_925 arg3, swig_type_926 arg4, swig_type_927 arg5, swig_type_928 arg6);
-extern swig_type_929 _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(swig_type_930 arg1);
-extern swig_type_931 _wrap_weft_onnx_export_capi_df5844a07fabea53(uintptr_t arg1, swig_type_932 arg2, swig_type_933 arg3, swig_type_934 arg4, swig_type_935 arg5, swig_type_936 arg6, swig_type_937 arg7, swig_type_938 arg8, swig_type_939 arg9, swig_type_940 arg10, swig_type_941 arg11, swig_intgo arg12, swig_intgo arg13, swig_type_942 arg14, swig_type_943 arg15);
-extern swig_type_944 _wrap_weft_onnx_export_files_capi_df5844a07fabea53(swig_type_945 arg1, swig_type_946 arg2, swig_type_947 arg3, swig_type_948 arg4, swig_type_949 arg5, swig_type_950 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_951 arg9, swig_type_952 arg10);
+extern swig_type_855 _wrap_weft_quantize_model_ex_capi_df5844a07fabea53(uintptr_t arg1, swig_type_856 arg2, swig_type_857 arg3, swig_type_858 arg4, swig_type_859 arg5, swig_type_860 arg6, swig_type_861 arg7, uintptr_t arg8, swig_type_862 arg9, swig_type_863 arg10, swig_type_864 arg11, swig_type_865 arg12, swig_type_866 arg13, swig_intgo arg14, swig_type_867 arg15, swig_type_868 arg16, swig_type_869 arg17, swig_type_870 arg18, swig_type_871 arg19, swig_type_872 arg20, swig_type_873 arg21);
+extern swig_type_874 _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(swig_type_875 arg1);
+extern swig_type_876 _wrap_weft_custom_op_list_capi_df5844a07fabea53(swig_type_877 arg1);
+extern swig_type_878 _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_879 _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(swig_type_880 arg1, uintptr_t arg2, swig_type_881 arg3);
+extern swig_type_882 _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_883 arg2, swig_type_884 arg3, swig_type_885 arg4);
+extern swig_type_886 _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(uintptr_t arg1, swig_type_887 arg2);
+extern swig_type_888 _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_889 arg2, swig_type_890 arg3);
+extern swig_type_891 _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_892 arg2, swig_type_893 arg3, swig_type_894 arg4);
+extern swig_type_895 _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_896 arg2, swig_type_897 arg3);
+extern swig_type_898 _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_899 arg2);
+extern swig_type_900 _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(uintptr_t arg1, swig_type_901 arg2);
+extern swig_type_902 _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_903 arg2, swig_type_904 arg3);
+extern swig_type_905 _wrap_weft_profiler_set_config_capi_df5844a07fabea53(swig_type_906 arg1, swig_type_907 arg2, swig_type_908 arg3);
+extern swig_type_909 _wrap_weft_profiler_set_state_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_910 _wrap_weft_profiler_get_state_capi_df5844a07fabea53(swig_type_911 arg1);
+extern swig_type_912 _wrap_weft_profiler_pause_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_913 _wrap_weft_profiler_dump_capi_df5844a07fabea53(swig_intgo arg1);
+extern swig_type_914 _wrap_weft_profiler_trace_capi_df5844a07fabea53(swig_type_915 arg1);
+extern swig_type_916 _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(swig_intgo arg1, swig_type_917 arg2, swig_type_918 arg3, swig_intgo arg4, swig_type_919 arg5);
+extern swig_type_920 _wrap_weft_profiler_range_push_capi_df5844a07fabea53(swig_type_921 arg1);
+extern swig_type_922 _wrap_weft_profiler_range_pop_capi_df5844a07fabea53(void);
+extern swig_type_923 _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(swig_type_924 arg1);
+extern swig_type_925 _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(swig_type_926 arg1, swig_type_927 arg2);
+extern swig_type_928 _wrap_weft_load_library_capi_df5844a07fabea53(swig_type_929 arg1);
+extern swig_type_930 _wrap_weft_loaded_ops_capi_df5844a07fabea53(swig_type_931 arg1);
+extern swig_type_932 _wrap_weft_onnx_import_capi_df5844a07fabea53(swig_type_933 arg1, swig_type_934 arg2, swig_type_935 arg3, swig_type_936 arg4, swig_type_937 arg5, swig_type_938 arg6, swig_type_939 arg7, swig_type_940 arg8);
+extern swig_type_941 _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(swig_type_942 arg1, swig_type_943 arg2, swig_type_944 arg3, swig_type_945 arg4, swig_type_946 arg5, swig_type_947 arg6);
+extern swig_type_948 _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(swig_type_949 arg1);
+extern swig_type_950 _wrap_weft_onnx_export_capi_df5844a07fabea53(uintptr_t arg1, swig_type_951 arg2, swig_type_952 arg3, swig_type_953 arg4, swig_type_954 arg5, swig_type_955 arg6, swig_type_956 arg7, swig_type_957 arg8, swig_type_958 arg9, swig_type_959 arg10, swig_type_960 arg11, swig_intgo arg12, swig_intgo arg13, swig_type_961 arg14, swig_type_962 arg15);
+extern swig_type_963 _wrap_weft_onnx_export_files_capi_df5844a07fabea53(swig_type_964 arg1, swig_type_965 arg2, swig_type_966 arg3, swig_type_967 arg4, swig_type_968 arg5, swig_type_969 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_970 arg9, swig_type_971 arg10);
 #undef intgo
 */
 import "C"
@@ -7806,10 +7826,89 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	return swig_r_1
 }
 
+func Weft_quantize_model_ex(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, arg5 uint64, arg6 []string, arg7 []uintptr, arg8 uintptr, arg9 string, arg10 int64, arg11 string, arg12 string, arg13 string, arg14 int, arg15 uint64, arg16 []string, arg17 uint64, arg18 []string, arg19 []uintptr, arg20 []uintptr, arg21 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	var _swig_i_2 string
+ _swig_i_2 = weftJoin(arg3) 
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	var _swig_i_5 string
+ _swig_i_5 = weftJoin(arg6) 
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	_swig_i_12 := arg13
+	_swig_i_13 := arg14
+	_swig_i_14 := arg15
+	var _swig_i_15 string
+ _swig_i_15 = weftJoin(arg16) 
+	_swig_i_16 := arg17
+	var _swig_i_17 string
+ _swig_i_17 = weftJoin(arg18) 
+	_swig_i_18 := arg19
+	_swig_i_19 := arg20
+	_swig_i_20 := arg21
+	swig_r_p := C._wrap_weft_quantize_model_ex_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_856(_swig_i_1), *(*C.swig_type_857)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_858)(unsafe.Pointer(&_swig_i_3)), C.swig_type_859(_swig_i_4), *(*C.swig_type_860)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_862)(unsafe.Pointer(&_swig_i_8)), C.swig_type_863(_swig_i_9), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_865)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_12)), C.swig_intgo(_swig_i_13), C.swig_type_867(_swig_i_14), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_15)), C.swig_type_869(_swig_i_16), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_19)), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_20)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg11
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg12
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg13
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_15
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_17
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg19
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg20
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg21
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_df5844a07fabea53(*(*C.swig_type_856)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_df5844a07fabea53(*(*C.swig_type_875)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7828,7 +7927,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_df5844a07fabea53(*(*C.swig_type_858)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_df5844a07fabea53(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7866,7 +7965,7 @@ func Weft_custom_op_register_host(arg1 string, arg2 uintptr, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_register_host_capi_df5844a07fabea53(*(*C.swig_type_861)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_862(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_register_host_capi_df5844a07fabea53(*(*C.swig_type_880)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_881(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7888,7 +7987,7 @@ func Weft_custom_op_call_ints(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []ui
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_1)), C.swig_type_865(_swig_i_2), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_883)(unsafe.Pointer(&_swig_i_1)), C.swig_type_884(_swig_i_2), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7911,7 +8010,7 @@ func Weft_custom_op_call_num_strings(arg1 uintptr, arg2 []uint64) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_887)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7933,7 +8032,7 @@ func Weft_custom_op_call_string(arg1 uintptr, arg2 uint64, arg3 []string) (_swig
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_custom_op_call_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_870(_swig_i_1), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_custom_op_call_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_889(_swig_i_1), *(*C.swig_type_890)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -7964,7 +8063,7 @@ func Weft_custom_op_call_arrays(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_1)), C.swig_type_874(_swig_i_2), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_892)(unsafe.Pointer(&_swig_i_1)), C.swig_type_893(_swig_i_2), *(*C.swig_type_894)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7988,7 +8087,7 @@ func Weft_custom_op_call_set_ints(arg1 uintptr, arg2 []int64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_877)(unsafe.Pointer(&_swig_i_1)), C.swig_type_878(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_896)(unsafe.Pointer(&_swig_i_1)), C.swig_type_897(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8008,7 +8107,7 @@ func Weft_custom_op_call_add_string(arg1 uintptr, arg2 string) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8028,7 +8127,7 @@ func Weft_custom_op_call_fail(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_901)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8049,7 +8148,7 @@ func Weft_ndarray_get_bytes(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_884)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_903)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_904)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8075,7 +8174,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_df5844a07fabea53(C.swig_type_887(_swig_i_0), *(*C.swig_type_888)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_889)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_df5844a07fabea53(C.swig_type_906(_swig_i_0), *(*C.swig_type_907)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_908)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -8113,7 +8212,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_df5844a07fabea53(*(*C.swig_type_892)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_df5844a07fabea53(*(*C.swig_type_911)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8164,7 +8263,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_df5844a07fabea53(*(*C.swig_type_896)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_df5844a07fabea53(*(*C.swig_type_915)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8187,7 +8286,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_898)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_917)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_918)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_919)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8212,7 +8311,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_df5844a07fabea53(*(*C.swig_type_902)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_df5844a07fabea53(*(*C.swig_type_921)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8246,7 +8345,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_df5844a07fabea53(*(*C.swig_type_905)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_df5844a07fabea53(*(*C.swig_type_924)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8266,7 +8365,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_df5844a07fabea53(*(*C.swig_type_907)(unsafe.Pointer(&_swig_i_0)), C.swig_type_908(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_df5844a07fabea53(*(*C.swig_type_926)(unsafe.Pointer(&_swig_i_0)), C.swig_type_927(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8285,7 +8384,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_df5844a07fabea53(*(*C.swig_type_910)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_df5844a07fabea53(*(*C.swig_type_929)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8304,7 +8403,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_df5844a07fabea53(*(*C.swig_type_912)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_df5844a07fabea53(*(*C.swig_type_931)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8331,7 +8430,7 @@ func Weft_onnx_import(arg1 string, arg2 uint64, arg3 []string, arg4 []uint64, ar
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_onnx_import_capi_df5844a07fabea53(*(*C.swig_type_914)(unsafe.Pointer(&_swig_i_0)), C.swig_type_915(_swig_i_1), *(*C.swig_type_916)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_917)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_918)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_919)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_920)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_921)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_onnx_import_capi_df5844a07fabea53(*(*C.swig_type_933)(unsafe.Pointer(&_swig_i_0)), C.swig_type_934(_swig_i_1), *(*C.swig_type_935)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_936)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_937)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_938)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_939)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_940)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8374,7 +8473,7 @@ func Weft_onnx_import_checkpoint(arg1 string, arg2 string, arg3 uint64, arg4 []s
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(*(*C.swig_type_923)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_924)(unsafe.Pointer(&_swig_i_1)), C.swig_type_925(_swig_i_2), *(*C.swig_type_926)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_927)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_928)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(*(*C.swig_type_942)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_943)(unsafe.Pointer(&_swig_i_1)), C.swig_type_944(_swig_i_2), *(*C.swig_type_945)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_946)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_947)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8405,7 +8504,7 @@ func Weft_onnx_import_checkpoint(arg1 string, arg2 string, arg3 uint64, arg4 []s
 func Weft_onnx_supported_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(*(*C.swig_type_930)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(*(*C.swig_type_949)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8442,7 +8541,7 @@ func Weft_onnx_export(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, 
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_onnx_export_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_932(_swig_i_1), *(*C.swig_type_933)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_934)(unsafe.Pointer(&_swig_i_3)), C.swig_type_935(_swig_i_4), *(*C.swig_type_936)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_937)(unsafe.Pointer(&_swig_i_6)), C.swig_type_938(_swig_i_7), *(*C.swig_type_939)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_940)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_941)(unsafe.Pointer(&_swig_i_10)), C.swig_intgo(_swig_i_11), C.swig_intgo(_swig_i_12), *(*C.swig_type_942)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_943)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_onnx_export_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_951(_swig_i_1), *(*C.swig_type_952)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_953)(unsafe.Pointer(&_swig_i_3)), C.swig_type_954(_swig_i_4), *(*C.swig_type_955)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_956)(unsafe.Pointer(&_swig_i_6)), C.swig_type_957(_swig_i_7), *(*C.swig_type_958)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_959)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_960)(unsafe.Pointer(&_swig_i_10)), C.swig_intgo(_swig_i_11), C.swig_intgo(_swig_i_12), *(*C.swig_type_961)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_962)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -8495,7 +8594,7 @@ func Weft_onnx_export_files(arg1 string, arg2 string, arg3 uint64, arg4 []string
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_onnx_export_files_capi_df5844a07fabea53(*(*C.swig_type_945)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_946)(unsafe.Pointer(&_swig_i_1)), C.swig_type_947(_swig_i_2), *(*C.swig_type_948)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_949)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_950)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_951)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_952)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_onnx_export_files_capi_df5844a07fabea53(*(*C.swig_type_964)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_965)(unsafe.Pointer(&_swig_i_1)), C.swig_type_966(_swig_i_2), *(*C.swig_type_967)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_968)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_969)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_970)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_971)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

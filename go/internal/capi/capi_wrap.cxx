@@ -6345,6 +6345,123 @@ _gostring_ _wrap_weft_quantize_model_capi_df5844a07fabea53(WeftSymbolHandle *_sw
 }
 
 
+_gostring_ _wrap_weft_quantize_model_ex_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, intgo _swig_go_13, long long _swig_go_14, _gostring_ _swig_go_15, long long _swig_go_16, _gostring_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19, _goslice_ _swig_go_20) {
+  WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
+  size_t arg2 ;
+  char **arg3 = (char **) 0 ;
+  WeftNDArray **arg4 = (WeftNDArray **) 0 ;
+  size_t arg5 ;
+  char **arg6 = (char **) 0 ;
+  WeftNDArray **arg7 = (WeftNDArray **) 0 ;
+  WeftDataIter *arg8 = (WeftDataIter *) 0 ;
+  char *arg9 = (char *) 0 ;
+  int64_t arg10 ;
+  char *arg11 = (char *) 0 ;
+  char *arg12 = (char *) 0 ;
+  char *arg13 = (char *) 0 ;
+  int arg14 ;
+  size_t arg15 ;
+  char **arg16 = (char **) 0 ;
+  size_t arg17 ;
+  char **arg18 = (char **) 0 ;
+  WeftSymbolHandle **arg19 = (WeftSymbolHandle **) 0 ;
+  WeftNDArrayList **arg20 = (WeftNDArrayList **) 0 ;
+  WeftNDArrayList **arg21 = (WeftNDArrayList **) 0 ;
+  std::vector< char const * > sp3 ;
+  std::vector< char const * > sp6 ;
+  std::vector< char const * > sp16 ;
+  std::vector< char const * > sp18 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftSymbolHandle *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  {
+    const char* p = _swig_go_2.p;
+    const char* end = p + _swig_go_2.n;
+    while (p < end) {
+      sp3.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg3 = (char **)sp3.data();
+  }
+  
+  arg4 = (WeftNDArray **)_swig_go_3.array; 
+  arg5 = (size_t)_swig_go_4; 
+  
+  {
+    const char* p = _swig_go_5.p;
+    const char* end = p + _swig_go_5.n;
+    while (p < end) {
+      sp6.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg6 = (char **)sp6.data();
+  }
+  
+  arg7 = (WeftNDArray **)_swig_go_6.array; 
+  arg8 = (WeftDataIter *)_swig_go_7; 
+  
+  arg9 = (char *)malloc(_swig_go_8.n + 1);
+  memcpy(arg9, _swig_go_8.p, _swig_go_8.n);
+  arg9[_swig_go_8.n] = '\0';
+  
+  arg10 = (int64_t)_swig_go_9; 
+  
+  arg11 = (char *)malloc(_swig_go_10.n + 1);
+  memcpy(arg11, _swig_go_10.p, _swig_go_10.n);
+  arg11[_swig_go_10.n] = '\0';
+  
+  
+  arg12 = (char *)malloc(_swig_go_11.n + 1);
+  memcpy(arg12, _swig_go_11.p, _swig_go_11.n);
+  arg12[_swig_go_11.n] = '\0';
+  
+  
+  arg13 = (char *)malloc(_swig_go_12.n + 1);
+  memcpy(arg13, _swig_go_12.p, _swig_go_12.n);
+  arg13[_swig_go_12.n] = '\0';
+  
+  arg14 = (int)_swig_go_13; 
+  arg15 = (size_t)_swig_go_14; 
+  
+  {
+    const char* p = _swig_go_15.p;
+    const char* end = p + _swig_go_15.n;
+    while (p < end) {
+      sp16.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg16 = (char **)sp16.data();
+  }
+  
+  arg17 = (size_t)_swig_go_16; 
+  
+  {
+    const char* p = _swig_go_17.p;
+    const char* end = p + _swig_go_17.n;
+    while (p < end) {
+      sp18.push_back(p);
+      p += strlen(p) + 1;
+    }
+    arg18 = (char **)sp18.data();
+  }
+  
+  arg19 = (WeftSymbolHandle **)_swig_go_18.array; 
+  arg20 = (WeftNDArrayList **)_swig_go_19.array; 
+  arg21 = (WeftNDArrayList **)_swig_go_20.array; 
+  
+  result = (WeftStatus)weft_quantize_model_ex((WeftSymbolHandle const *)arg1,SWIG_STD_MOVE(arg2),(char const *const *)arg3,(WeftNDArray *const *)arg4,SWIG_STD_MOVE(arg5),(char const *const *)arg6,(WeftNDArray *const *)arg7,arg8,(char const *)arg9,SWIG_STD_MOVE(arg10),(char const *)arg11,(char const *)arg12,(char const *)arg13,arg14,SWIG_STD_MOVE(arg15),(char const *const *)arg16,SWIG_STD_MOVE(arg17),(char const *const *)arg18,arg19,arg20,arg21);
+  _swig_go_result = WeftGoStatus(result); 
+  free(arg9); 
+  free(arg11); 
+  free(arg12); 
+  free(arg13); 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
