@@ -89,8 +89,7 @@ TEST(OnnxNms, NoSelectedBoxIsAnError) {
       ADD_FAILURE() << "an empty selection returned";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), StatusCode::kShape);
-      EXPECT_NE(std::string(e.what()).find("has no rows for these input values"),
-                std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("has no rows for these input values"), std::string::npos)
           << e.what();
     }
   }
