@@ -9,6 +9,13 @@
 // tb). beta is 0 (C is then overwritten, never read) or 1. Operands are
 // used in place: MXNet's N-D views of dot are plain reinterpretations of
 // contiguous memory, so no data is copied. Stateless; thread-safe.
+//
+// A backend whose GEMM calls may run concurrently may also supply
+//   gemm.ForBatches<T>(batch, one)
+// calling one(i) for each i in [0, batch) of element type T in any order, on
+// any threads (the oneDNN backend splits float32 batch_dot products over its
+// OpenMP team);
+// without it the batch's products run one after another.
 #ifndef WEFT_KERNELS_CPU_DOT_H_
 #define WEFT_KERNELS_CPU_DOT_H_
 
@@ -69,14 +76,30 @@ inline GemmDims BatchDotDims(const ParamValues& p, const Shape& lhs, const Shape
   return d;
 }
 
+// one(i) for each batch element: through gemm.ForBatches when the backend
+// has it (the first overload), else in order.
+template <typename T, typename Gemm, typename F>
+auto ForEachBatch(const Gemm& gemm, int64_t batch, const F& one, int)
+    -> decltype(gemm.template ForBatches<T>(batch, one), void()) {
+  gemm.template ForBatches<T>(batch, one);
+}
+template <typename T, typename Gemm, typename F>
+void ForEachBatch(const Gemm&, int64_t batch, const F& one, long) {
+  for (int64_t i = 0; i < batch; ++i) one(i);
+}
+
 // out = op(lhs) . op(rhs) per batch element, honouring req (kAdd: beta = 1).
 template <typename T, typename Gemm>
 void GemmForward(const Gemm& gemm, const GemmDims& d, const T* a, const T* b, OpReq req, T* c) {
   if (req == OpReq::kNull) return;
   const T beta = req == OpReq::kAdd ? T(1) : T(0);
-  for (int64_t i = 0; i < d.batch; ++i)
-    gemm(d.ta, d.tb, d.m, d.n, d.k, a + i * d.m * d.k, d.lda(), b + i * d.k * d.n, d.ldb(), beta,
-         c + i * d.m * d.n, d.n);
+  ForEachBatch<T>(
+      gemm, d.batch,
+      [&](int64_t i) {
+        gemm(d.ta, d.tb, d.m, d.n, d.k, a + i * d.m * d.k, d.lda(), b + i * d.k * d.n, d.ldb(),
+             beta, c + i * d.m * d.n, d.n);
+      },
+      0);
 }
 
 // Gradients of out = op(A) . op(B) given g = d(out):
@@ -88,25 +111,28 @@ void GemmBackward(const Gemm& gemm, const GemmDims& d, const T* g, const T* a, c
   const T beta_a = req_a == OpReq::kAdd ? T(1) : T(0);
   const T beta_b = req_b == OpReq::kAdd ? T(1) : T(0);
   const int64_t m = d.m, n = d.n, k = d.k;
-  for (int64_t i = 0; i < d.batch; ++i) {
-    const T* gi = g + i * m * n;
-    const T* ai = a + i * m * k;
-    const T* bi = b + i * k * n;
-    if (req_a != OpReq::kNull) {
-      T* dai = da + i * m * k;
-      if (!d.ta)
-        gemm(false, !d.tb, m, k, n, gi, n, bi, d.ldb(), beta_a, dai, k);
-      else
-        gemm(d.tb, true, k, m, n, bi, d.ldb(), gi, n, beta_a, dai, m);
-    }
-    if (req_b != OpReq::kNull) {
-      T* dbi = db + i * k * n;
-      if (!d.tb)
-        gemm(!d.ta, false, k, n, m, ai, d.lda(), gi, n, beta_b, dbi, n);
-      else
-        gemm(true, d.ta, n, k, m, gi, n, ai, d.lda(), beta_b, dbi, k);
-    }
-  }
+  ForEachBatch<T>(
+      gemm, d.batch,
+      [&](int64_t i) {
+        const T* gi = g + i * m * n;
+        const T* ai = a + i * m * k;
+        const T* bi = b + i * k * n;
+        if (req_a != OpReq::kNull) {
+          T* dai = da + i * m * k;
+          if (!d.ta)
+            gemm(false, !d.tb, m, k, n, gi, n, bi, d.ldb(), beta_a, dai, k);
+          else
+            gemm(d.tb, true, k, m, n, bi, d.ldb(), gi, n, beta_a, dai, m);
+        }
+        if (req_b != OpReq::kNull) {
+          T* dbi = db + i * k * n;
+          if (!d.tb)
+            gemm(!d.ta, false, k, n, m, ai, d.lda(), gi, n, beta_b, dbi, n);
+          else
+            gemm(true, d.ta, n, k, m, gi, n, ai, d.lda(), beta_b, dbi, k);
+        }
+      },
+      0);
 }
 
 // Registers dot, batch_dot and their `_backward_*` kernels of `backend`

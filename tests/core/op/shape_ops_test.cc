@@ -161,5 +161,22 @@ TEST(ShapeOps, Transpose) {
   EXPECT_TRUE(test::CheckOpRef("transpose_axes"));
 }
 
+// A transformer's head split (0, 2, 1, 3) keeps the last axis last: whole
+// rows move, on several threads once the array is large (49152 elements).
+TEST(ShapeOps, TransposeKeepingTheLastAxis) {
+  const int64_t B = 2, S = 128, H = 12, D = 16;
+  NDArray x = test::RandomArray({B, S, H, D}, DType::kFloat32, -1, 1, 9);
+  auto y = test::Run("transpose", {x}, {{"axes", "(0, 2, 1, 3)"}});
+  ASSERT_EQ(y[0].shape(), Shape({B, H, S, D}));
+  std::vector<double> xv = test::Values(x), yv = test::Values(y[0]);
+  int64_t wrong = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t d = 0; d < D; ++d)
+          wrong += yv[((b * H + h) * S + s) * D + d] != xv[((b * S + s) * H + h) * D + d];
+  EXPECT_EQ(wrong, 0);
+}
+
 }  // namespace
 }  // namespace weft
