@@ -1,13 +1,15 @@
 // CPU kernels of the inference passes' ops (core/src/op/inference_ops.cc):
 // _bn_fold (float32/float64), _layout_block, and the reference
 // _fused_Convolution (the Convolution kernel, then the sum and the activation in one
-// sweep; blocked data and outputs through plain temporaries).
+// sweep; blocked data and outputs through plain temporaries) and
+// _fused_FullyConnected (the FullyConnected kernel, then the activation).
 #include <cmath>
 #include <vector>
 
 #include "cpu/channel_block.h"
 #include "cpu/cpu_util.h"
 #include "cpu/fused_conv_act.h"
+#include "cpu/fused_dense_act.h"
 #include "weft/channel_block.h"
 #include "weft/dtype.h"
 #include "weft/status.h"
@@ -106,6 +108,27 @@ void FusedConv(const KernelFn& conv, const OpContext& ctx, const NodeAttrs& attr
   });
 }
 
+// out = act(dense(in)) with `dense` the FullyConnected kernel; the product
+// goes to a temporary when the output accumulates.
+void FusedDense(const KernelFn& dense, const OpContext& ctx, const NodeAttrs& attrs,
+                const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                const std::vector<TBlob>& out) {
+  if (req[0] == OpReq::kNull) return;
+  const FusedDenseAct& act = attrs.params.Decoded<FusedDenseAct>();
+  const bool direct = req[0] != OpReq::kAdd;
+  std::vector<char> tmp(direct ? 0 : out[0].Bytes());
+  TBlob dst = out[0];
+  if (!direct) dst.dptr = tmp.data();
+  dense(ctx, attrs, in, {OpReq::kWrite}, {dst});
+  if (act.kind == FusedDenseAct::kNone && direct) return;
+  DispatchFloat(out[0].dtype, "_fused_FullyConnected", [&](auto t) {
+    using T = decltype(t);
+    const T* c = dst.data<T>();
+    T* y = out[0].data<T>();
+    ParallelFor(out[0].Size(), [&](int64_t i) { Store(req[0], &y[i], act.Apply(c[i])); });
+  });
+}
+
 // Runs `plain` (a kernel on plain layouts) for a node whose slots may be
 // channel-blocked (BlockedSlots): blocked inputs are unblocked into
 // temporaries, blocked outputs computed into temporaries and blocked into
@@ -176,6 +199,17 @@ void RegisterInferenceOpsCpu(KernelRegistry* reg) {
     };
   };
   reg->Add("_fused_Convolution", DeviceType::kCPU, {"cpu", 0, plain_layouts(fused), true});
+  const Kernel* dense = reg->FindBackend("FullyConnected", DeviceType::kCPU, "cpu");
+  WEFT_CHECK(dense != nullptr)
+      << "register the cpu FullyConnected kernel before _fused_FullyConnected";
+  KernelFn dense_fn = dense->fn;
+  reg->Add("_fused_FullyConnected", DeviceType::kCPU,
+           {"cpu", 0,
+            [dense_fn](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                       const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+              FusedDense(dense_fn, ctx, attrs, in, req, out);
+            },
+            true});
   reg->Add("_blocked_Pooling", DeviceType::kCPU,
            {"cpu", 0, plain_layouts(pool_fn), pool->supports_add});
 }

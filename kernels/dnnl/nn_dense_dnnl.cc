@@ -11,11 +11,15 @@
 // bfloat16 (where the CPU has AVX-512) runs the inner-product primitive in
 // every forward (bfloat16 in, float32 accumulation, bfloat16 out); its
 // gradient and req=add compute in float32 (ReferenceInFloat32).
+// _fused_FullyConnected (pass::FuseDenseActivation) runs the same inference
+// primitive with its relu or GELU (erf) as an eltwise post-op; its one-off
+// calls run the reference (kernels/cpu/inference_ops.cc).
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/fused_dense_act.h"
 #include "dnnl/dnnl_util.h"
 #include "weft/dtype.h"
 #include "nn_geometry.h"
@@ -40,18 +44,28 @@ struct IpPrim {
   dnnl::inner_product_forward prim;
 };
 
-// The inference primitive for (m x k) . (n x k)^T [+ bias], or null when
-// oneDNN refuses it.
+using Act = cpu::FusedDenseAct::Kind;
+
+// The inference primitive for act((m x k) . (n x k)^T [+ bias]), or null
+// when oneDNN refuses it.
 std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias,
-                                      dnnl::memory::data_type dt) {
+                                      dnnl::memory::data_type dt, Act act) {
   static PrimitiveCache<IpPrim> cache;
-  return cache.Get({m, n, k, bias, static_cast<int64_t>(dt)}, [&] {
+  return cache.Get({m, n, k, bias, static_cast<int64_t>(dt), static_cast<int64_t>(act)}, [&] {
     const dnnl::memory::desc wei({n, k}, dt, dnnl::memory::format_tag::any);
     dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, PlainDesc({m, k}, dt),
                                         wei, bias ? PlainDesc({n}, dt) : dnnl::memory::desc(),
                                         PlainDesc({m, n}, dt));
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    if (act != Act::kNone) {
+      dnnl::post_ops po;
+      po.append_eltwise(
+          1.0f,
+          act == Act::kRelu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_gelu_erf,
+          0.0f, 0.0f);
+      attr.set_post_ops(po);
+    }
     dnnl::inner_product_forward::primitive_desc pd(d, attr, Engine());
     return std::make_shared<IpPrim>(IpPrim{pd, dnnl::inner_product_forward(pd)});
   });
@@ -59,9 +73,9 @@ std::shared_ptr<IpPrim> InferencePrim(int64_t m, int64_t n, int64_t k, bool bias
 
 // The inner-product path: true when it ran, false for the sgemm path. float32
 // takes it for a bound, non-training call writing its output; bfloat16 for
-// every call writing its output.
+// every call writing its output. `act` is applied to the output.
 bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
-                   OpReq req, const TBlob& out) {
+                   OpReq req, const TBlob& out, Act act = Act::kNone) {
   const bool bf16 = in[0].dtype == DType::kBFloat16;
   if (req == OpReq::kAdd) return false;
   if (!bf16 && (ctx.is_train || !ctx.state || !ctx.input_versions)) return false;
@@ -71,7 +85,7 @@ bool ForwardPacked(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   const int64_t n = fc.num_hidden;
   const bool bias = in.size() > 2;
   const dnnl::memory::data_type dt = DataType(in[0].dtype);
-  const auto p = InferencePrim(m, n, k, bias, dt);
+  const auto p = InferencePrim(m, n, k, bias, dt, act);
   if (!p) return false;
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, BlobMemory(PlainDesc({m, k}, dt), in[0])},
@@ -152,9 +166,23 @@ void RegisterNNDenseDnnl(KernelRegistry* reg) {
       return ReferenceInFloat32(ref_bwd, ctx, attrs, in, req, out);
     Backward(attrs, in, req, out);
   };
+  KernelFn ref_fused = ReferenceKernel(*reg, "_fused_FullyConnected");
+  auto fused = [ref_fused](const OpContext& ctx, const NodeAttrs& attrs,
+                           const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                           const std::vector<TBlob>& out) {
+    if (req[0] == OpReq::kNull) return;
+    const Act act = attrs.params.Decoded<cpu::FusedDenseAct>().kind;
+    const DType t = in[0].dtype;
+    if ((t == DType::kFloat32 || t == DType::kBFloat16) &&
+        ForwardPacked(ctx, attrs, in, req[0], out[0], act))
+      return;
+    ReferenceInFloat32(ref_fused, ctx, attrs, in, req, out);
+  };
   // bfloat16 where oneDNN runs it (AVX-512); float32 between Casts elsewhere.
   const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
   reg->Add("FullyConnected", DeviceType::kCPU, WithReducedFloats({"dnnl", 20, fwd, true}, reduced));
+  reg->Add("_fused_FullyConnected", DeviceType::kCPU,
+           WithReducedFloats({"dnnl", 20, fused, true}, reduced));
   reg->Add("_backward_FullyConnected", DeviceType::kCPU,
            WithReducedFloats({"dnnl", 20, bwd, true}, reduced));
 }

@@ -37,8 +37,8 @@
 // Inference optimisation (ExecutorOptions::optimize_inference, on by
 // default): when no gradient is requested (every grad_req null) and no
 // device groups are given, bind rewrites the graph for inference with
-// pass::SimplifyInference, pass::FoldBatchNorm and pass::FuseConvActivation
-// (pass.h; a pass whose new op has no kernel on the bind device is skipped;
+// pass::SimplifyInference, pass::FoldBatchNorm and the fusions (pass::FuseConvActivation, ...:
+// pass.h; a pass whose new op has no kernel on the bind device is skipped;
 // DebugString lists the passes that changed the graph). Such an executor computes what the
 // symbol computes with is_train=false; Forward(true) on it throws
 // Error(kInvalidArgument) (bind with optimize_inference=false for a

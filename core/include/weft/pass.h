@@ -293,6 +293,13 @@ RewriteResult FoldBatchNorm(const OpRegistry& reg, const Graph& graph);
 // Convolution -> elemwise_add -> act.
 RewriteResult FuseConvActivation(const OpRegistry& reg, const Graph& graph);
 
+// Fuses a FullyConnected with the activation after it into one
+// `_fused_FullyConnected` (FullyConnected's parameters plus act_type "relu"
+// or "gelu"): Activation act_type=relu or relu, and LeakyReLU act_type=gelu
+// (the erf form), when the FullyConnected's output is read by the activation
+// alone and is no graph output.
+RewriteResult FuseDenseActivation(const OpRegistry& reg, const Graph& graph);
+
 // Keeps the data between 2-D convolutions in a channel-blocked layout
 // (weft/channel_block.h) with `block` channels per block, so that a chain of
 // oneDNN convolutions and poolings pays no layout reorders between its

@@ -172,7 +172,8 @@ bool ResolveOptimizeInference(bool option);
 
 // The inference passes over `forward`, whose subgraph operators are inlined
 // first (pass::ExpandSubgraphs), in order (SimplifyInference,
-// FoldBatchNorm, FuseConvActivation, FuseElemwiseChains, BlockConvLayouts;
+// FoldBatchNorm, FuseConvActivation, FuseDenseActivation, FuseElemwiseChains,
+// Int8ChannelsLast, BlockConvLayouts;
 // a pass whose new op has no kernel for `dev` is skipped, and so is one
 // named in WEFT_EXEC_SKIP_PASSES, a comma-separated list); `applied`
 // receives "<pass> (<n> nodes)" for each that changed the graph.

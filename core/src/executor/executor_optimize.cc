@@ -63,10 +63,12 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
     pass::RewriteResult (*fn)(const OpRegistry&, const Graph&);
     const char* needs;  // the op it creates, or null
   };
-  for (const Pass& p : {Pass{"SimplifyInference", pass::SimplifyInference, nullptr},
-                        Pass{"FoldBatchNorm", pass::FoldBatchNorm, "_bn_fold"},
-                        Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"},
-                        Pass{"FuseElemwiseChains", pass::FuseElemwiseChains, "_fused_elemwise"}}) {
+  for (const Pass& p :
+       {Pass{"SimplifyInference", pass::SimplifyInference, nullptr},
+        Pass{"FoldBatchNorm", pass::FoldBatchNorm, "_bn_fold"},
+        Pass{"FuseConvActivation", pass::FuseConvActivation, "_fused_Convolution"},
+        Pass{"FuseDenseActivation", pass::FuseDenseActivation, "_fused_FullyConnected"},
+        Pass{"FuseElemwiseChains", pass::FuseElemwiseChains, "_fused_elemwise"}}) {
     if ((p.needs && !kernels.Find(p.needs, dev)) || Skipped(p.name)) continue;
     take(p.name, p.fn(reg, g), "");
   }

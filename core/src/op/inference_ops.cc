@@ -17,6 +17,11 @@
 // with that many channels per block (pass::BlockConvLayouts). No gradient.
 // (pass::FuseConvActivation.)
 //
+// _fused_FullyConnected(data, weight, [bias]; FullyConnected's parameters,
+// act_type) = act(FullyConnected(data, weight, bias)): act_type "" (none),
+// "relu" or "gelu" (the erf form, LeakyReLU's act_type=gelu). No gradient.
+// (pass::FuseDenseActivation.)
+//
 // _blocked_Pooling(data; Pooling's parameters, data_block, out_block):
 // Pooling on blocked data and/or into a blocked output. No gradient.
 // (pass::BlockConvLayouts.)
@@ -189,10 +194,22 @@ void RegisterFusedConvolution(OpRegistry* reg) {
   reg->Add(std::move(f));
 }
 
+void RegisterFusedFullyConnected(OpRegistry* reg) {
+  OpDef f = reg->Get("FullyConnected");
+  f.name = "_fused_FullyConnected";
+  f.aliases.clear();
+  f.doc = "FullyConnected with relu or GELU applied to its output (inference).";
+  f.params.push_back(EnumParam("act_type", "", {"", "relu", "gelu"},
+                               "Activation of the output: none, relu or GELU (erf form)."));
+  f.gradient = nullptr;
+  reg->Add(std::move(f));
+}
+
 }  // namespace
 
 void RegisterInferenceOps(OpRegistry* reg) {
   RegisterFusedConvolution(reg);
+  RegisterFusedFullyConnected(reg);
   RegisterLayoutBlock(reg);
   RegisterBlockedPooling(reg);
 

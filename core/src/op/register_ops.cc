@@ -97,7 +97,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNNorm(reg);
   op::RegisterNNPool(reg);
   op::RegisterNNConv(reg);
-  op::RegisterInferenceOps(reg);  // after Convolution: _fused_Convolution takes its parameters
+  op::RegisterInferenceOps(
+      reg);  // after Convolution, FullyConnected: the fused ops take their parameters
   op::RegisterFusedElemwise(reg);
   op::RegisterSubgraphOps(reg);
   // After the float ops whose parameters they take.
