@@ -103,6 +103,15 @@ WEFT_BACKEND_CASES(fully_connected) {
                                     {{"num_hidden", "5"}, {"flatten", "False"}}, true));
   Append(&cases, ForwardAndBackward("FullyConnected", {{{64, 100}}, {{33, 100}}, {{33}}},
                                     {{"num_hidden", "33"}}, true));
+  // pass::FuseDenseActivation's op: oneDNN's post-op against the reference.
+  for (const char* act : {"relu", "gelu"}) {
+    cases.emplace_back("_fused_FullyConnected", std::vector<In>{{{5, 7}}, {{3, 7}}, {{3}}},
+                       StringMap{{"num_hidden", "3"}, {"act_type", act}});
+    cases.emplace_back(
+        "_fused_FullyConnected", std::vector<In>{{{2, 3, 8}}, {{5, 8}}},
+        StringMap{
+            {"num_hidden", "5"}, {"flatten", "False"}, {"no_bias", "True"}, {"act_type", act}});
+  }
   return cases;
 }
 
