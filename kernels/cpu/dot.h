@@ -14,8 +14,7 @@
 //   gemm.ForBatches<T>(batch, one)
 // calling one(i) for each i in [0, batch) of element type T in any order, on
 // any threads (the oneDNN backend splits float32 batch_dot products over its
-// OpenMP team);
-// without it the batch's products run one after another.
+// OpenMP team); without it the batch's products run one after another.
 #ifndef WEFT_KERNELS_CPU_DOT_H_
 #define WEFT_KERNELS_CPU_DOT_H_
 

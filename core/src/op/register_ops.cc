@@ -97,8 +97,8 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterNNNorm(reg);
   op::RegisterNNPool(reg);
   op::RegisterNNConv(reg);
-  op::RegisterInferenceOps(
-      reg);  // after Convolution, FullyConnected: the fused ops take their parameters
+  // After Convolution and FullyConnected: the fused ops take their parameters.
+  op::RegisterInferenceOps(reg);
   op::RegisterFusedElemwise(reg);
   op::RegisterSubgraphOps(reg);
   // After the float ops whose parameters they take.

@@ -16,10 +16,8 @@ namespace {
 // The activation `n` applies, as _fused_Convolution's attributes (act_type,
 // and a_min / a_max for clip), or none when it is not one the fusion takes.
 std::map<std::string, std::string> ActivationOf(const Node& n) {
-  const std::string& op = n.op()->name;
-  if (op == "relu" || (op == "Activation" && n.attrs.params.GetString("act_type") == "relu"))
-    return {{"act_type", "relu"}};
-  if (op == "clip")
+  if (IsRelu(n)) return {{"act_type", "relu"}};
+  if (n.op()->name == "clip")
     return {{"act_type", "clip"},
             {"a_min", n.attrs.dict.at("a_min")},
             {"a_max", n.attrs.dict.at("a_max")}};

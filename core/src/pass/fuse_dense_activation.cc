@@ -15,10 +15,8 @@ namespace {
 // The act_type of _fused_FullyConnected that `n` computes, or "" when it is
 // not an activation the fusion takes.
 std::string ActivationOf(const Node& n) {
-  const std::string& op = n.op()->name;
-  if (op == "relu" || (op == "Activation" && n.attrs.params.GetString("act_type") == "relu"))
-    return "relu";
-  if (op == "LeakyReLU" && n.attrs.params.GetString("act_type") == "gelu") return "gelu";
+  if (IsRelu(n)) return "relu";
+  if (n.op()->name == "LeakyReLU" && n.attrs.params.GetString("act_type") == "gelu") return "gelu";
   return "";
 }
 

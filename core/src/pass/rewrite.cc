@@ -71,5 +71,10 @@ std::vector<int> EntryReaders(const IndexedGraph& g) {
   return readers;
 }
 
+bool IsRelu(const Node& n) {
+  const std::string& op = n.op()->name;
+  return op == "relu" || (op == "Activation" && n.attrs.params.GetString("act_type") == "relu");
+}
+
 }  // namespace pass
 }  // namespace weft

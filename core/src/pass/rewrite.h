@@ -34,6 +34,10 @@ RewriteResult RewriteGraph(const Graph& graph, const RewriteDepsFn& fn);
 // it is.
 std::vector<int> EntryReaders(const IndexedGraph& g);
 
+// Whether op node `n` is a relu (`relu`, or `Activation` with act_type relu),
+// the activation the fusion passes fold into the layer before it.
+bool IsRelu(const Node& n);
+
 }  // namespace pass
 }  // namespace weft
 
