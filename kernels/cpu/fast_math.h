@@ -1,7 +1,7 @@
-// Branch-free float exp and erf that loops can vectorise (the C library's
-// calls cannot be), for the softmax family (nn_softmax.h) and GELU
-// (nn_activation.cc). float64 overloads keep the C library's functions, so
-// gradient checks in double see their accuracy. Files calling them in loops
+// Branch-free float exp, erf, logistic and tanh that loops can vectorise
+// (the C library's calls cannot be), for the softmax family (nn_softmax.h),
+// GELU (nn_activation.cc) and the LSTM sweep (nn_lstm_gemv.cc). float64 overloads keep the C
+// library's functions, so gradient checks in double see their accuracy. Files calling them in loops
 // are compiled with -O3 -fno-math-errno -fno-trapping-math (CMakeLists.txt).
 #ifndef WEFT_KERNELS_CPU_FAST_MATH_H_
 #define WEFT_KERNELS_CPU_FAST_MATH_H_
@@ -54,6 +54,12 @@ inline float FastErf(float x) {
   return std::copysign(1.0f - p * t * FastExp(-a * a), x);
 }
 inline double FastErf(double x) { return std::erf(x); }
+
+// The logistic function and tanh from FastExp (float; absolute error
+// about 1e-7: tanh as 1 - 2 / (1 + exp(2x)) loses relative accuracy, not
+// absolute, near 0). Saturate to 0 / 1 and -1 / 1 far from 0.
+inline float FastSigmoid(float x) { return 1.0f / (1.0f + FastExp(-x)); }
+inline float FastTanh(float x) { return 1.0f - 2.0f / (1.0f + FastExp(2.0f * x)); }
 
 }  // namespace cpu
 }  // namespace weft

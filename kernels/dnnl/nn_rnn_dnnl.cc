@@ -29,7 +29,8 @@ void RegisterNNRnnDnnl(KernelRegistry* reg) {
   InitDnnl();
   auto fwd = [](const OpContext& c, const NodeAttrs& a, const std::vector<TBlob>& in,
                 const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
-    const cpu::RnnConfig cfg = cpu::RnnConfigOf(a, in[0].shape);
+    cpu::RnnConfig cfg = cpu::RnnConfigOf(a, in[0].shape);
+    cfg.sgemm = DnnlSgemm;
     if (RnnInferenceCovers(c, cfg, in, req) && RnnInference(c, cfg, in, req, out)) return;
     cpu::RNNForwardKernel(c, a, in, req, out, DnnlSgemm);
   };

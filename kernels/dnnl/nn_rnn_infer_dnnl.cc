@@ -11,13 +11,23 @@
 // u' (b_h2h's n, added to the recurrent product before the reset gate).
 // Bound calls reading one parameter array at one version share one packed
 // copy (VersionedShare, as CachedLayout's reordered weights).
+//
+// An LSTM over a few batch rows on two or more threads runs Weft's
+// matrix-vector sweeps instead (kernels/cpu/nn_lstm_gemv.h: at batch 1 the
+// primitive's recurrent GEMM and single-threaded gate pass gain little from
+// a second core); WEFT_RNN_GEMV=0 keeps the primitive for them.
 #include "dnnl/nn_rnn_infer_dnnl.h"
 
+#include <omp.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
+#include "cpu/nn_lstm_gemv.h"
 #include "dnnl/dnnl_util.h"
 
 namespace weft {
@@ -39,12 +49,17 @@ struct LayerWeights {
 };
 
 // Every layer's weights for one version of one parameter array, for one
-// configuration (`key`: mode, layers, directions, input and state sizes).
+// configuration (`key`: mode, layers, directions, input and state sizes):
+// the primitives' (`layers`) and the sweep's (`gemv`), each packed when a
+// call first takes its path (a call's team size picks the path, and the
+// thread budget can change it between calls).
 struct PackedWeights {
   const void* src = nullptr;
   uint64_t version = 0;
   std::vector<int64_t> key;
+  std::once_flag layers_once, gemv_once;
   std::vector<LayerWeights> layers;
+  std::unique_ptr<cpu::LstmGemvWeights> gemv;
 };
 
 std::atomic<uint64_t> g_packs{0};
@@ -58,6 +73,17 @@ VersionedShare<PackedWeights>& Shared() {
 
 std::vector<int64_t> PackKey(const cpu::RnnConfig& cfg) {
   return {static_cast<int64_t>(cfg.mode), cfg.L, cfg.D, cfg.I, cfg.H};
+}
+
+// Whether a covered call runs the matrix-vector sweeps: with a team of
+// two or more threads (on one thread the primitive is as fast or faster:
+// bench/README.md).
+bool UseGemv(const cpu::RnnConfig& cfg) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("WEFT_RNN_GEMV");
+    return !(env && std::strcmp(env, "0") == 0);
+  }();
+  return enabled && cpu::LstmGemvCovers(cfg) && omp_get_max_threads() > 1;
 }
 
 // oneDNN's gate g is MXNet's gate GateOf(mode, g).
@@ -151,18 +177,44 @@ memory PackBias(const cpu::RnnConfig& cfg, int64_t l, const float* w) {
   return bias;
 }
 
-// Whether `kept` was packed from this version of the parameters for `prims`.
+// Whether `kept` holds this version of the parameters for this configuration.
 bool Matches(const PackedWeights* kept, const void* src, uint64_t version,
-             const std::vector<int64_t>& key,
-             const std::vector<std::shared_ptr<LayerPrim>>& prims) {
-  if (!kept || kept->src != src || kept->version != version || kept->key != key ||
-      kept->layers.size() != prims.size())
-    return false;
+             const std::vector<int64_t>& key) {
+  return kept && kept->src == src && kept->version == version && kept->key == key;
+}
+
+// Whether the packed layers are in the layouts `prims` take.
+bool LayoutsMatch(const PackedWeights& kept, const std::vector<std::shared_ptr<LayerPrim>>& prims) {
+  if (kept.layers.size() != prims.size()) return false;
   for (size_t l = 0; l < prims.size(); ++l)
-    if (kept->layers[l].layer.get_desc() != prims[l]->pd.weights_layer_desc() ||
-        kept->layers[l].iter.get_desc() != prims[l]->pd.weights_iter_desc())
+    if (kept.layers[l].layer.get_desc() != prims[l]->pd.weights_layer_desc() ||
+        kept.layers[l].iter.get_desc() != prims[l]->pd.weights_iter_desc())
       return false;
   return true;
+}
+
+// The packed weights of this call's parameters `w`: the bound call's own,
+// another bound call's of the same version, or a new (empty) entry, which
+// `hold` keeps alive for an unbound call.
+PackedWeights* PackingFor(const OpContext& ctx, const cpu::RnnConfig& cfg, const float* w,
+                          std::shared_ptr<PackedWeights>* hold) {
+  const bool bound = ctx.state && ctx.input_versions;
+  const uint64_t version = bound ? ctx.input_versions[1] : 0;
+  const std::vector<int64_t> key = PackKey(cfg);
+  PackedWeights* packed = bound ? static_cast<PackedWeights*>(ctx.state->get()) : nullptr;
+  if (Matches(packed, w, version, key)) return packed;
+  auto same = [&](const PackedWeights& p) { return Matches(&p, w, version, key); };
+  std::shared_ptr<PackedWeights>& use = *hold;
+  if (bound) use = Shared().Find(w, version, same);
+  if (!use) {
+    use = std::make_shared<PackedWeights>();
+    use->src = w;
+    use->version = version;
+    use->key = key;
+    if (bound) use = Shared().Add(w, version, use, same);
+  }
+  if (bound) *ctx.state = use;
+  return use.get();
 }
 
 }  // namespace
@@ -184,35 +236,35 @@ bool RnnInference(const OpContext& ctx, const cpu::RnnConfig& cfg, const std::ve
   const bool lstm = cfg.mode == RnnMode::kLstm;
   bool states = false;
   for (size_t k = 1; k < out.size(); ++k) states = states || req[k] != OpReq::kNull;
+  const bool gemv = UseGemv(cfg);
   std::vector<std::shared_ptr<LayerPrim>> prims;
-  for (int64_t l = 0; l < L; ++l) {
+  for (int64_t l = 0; l < L && !gemv; ++l) {
     prims.push_back(Prim(cfg, cfg.In(l), states));
     if (!prims.back()) return false;
   }
   const float* w = in[1].data<float>();
-  const bool bound = ctx.state && ctx.input_versions;
-  const uint64_t version = bound ? ctx.input_versions[1] : 0;
-  const std::vector<int64_t> key = PackKey(cfg);
-  auto same = [&](const PackedWeights& p) { return Matches(&p, w, version, key, prims); };
-  const PackedWeights* packed = bound ? static_cast<PackedWeights*>(ctx.state->get()) : nullptr;
-  std::shared_ptr<PackedWeights> use;
-  if (!Matches(packed, w, version, key, prims)) {
-    if (bound) use = Shared().Find(w, version, same);
-    if (!use) {
-      use = std::make_shared<PackedWeights>();
-      use->src = w;
-      use->version = version;
-      use->key = key;
-      for (int64_t l = 0; l < L; ++l)
-        use->layers.push_back({PackWeights(cfg, l, true, w, prims[l]->pd.weights_layer_desc()),
-                               PackWeights(cfg, l, false, w, prims[l]->pd.weights_iter_desc()),
-                               PackBias(cfg, l, w)});
+  std::shared_ptr<PackedWeights> hold;
+  PackedWeights* packed = PackingFor(ctx, cfg, w, &hold);
+  if (gemv) {
+    std::call_once(packed->gemv_once, [&] {
+      packed->gemv = std::make_unique<cpu::LstmGemvWeights>(cpu::PackLstmGemv(cfg, w));
       g_packs.fetch_add(1, std::memory_order_relaxed);
-      if (bound) use = Shared().Add(w, version, use, same);
-    }
-    if (bound) *ctx.state = use;
-    packed = use.get();
+    });
+    auto wanted = [&](size_t k) {
+      return k < out.size() && req[k] != OpReq::kNull ? out[k].data<float>() : nullptr;
+    };
+    cpu::LstmGemvForward(cfg, *packed->gemv, in[0].data<float>(), in[2].data<float>(),
+                         in[3].data<float>(), out[0].data<float>(), wanted(1), wanted(2));
+    return true;
   }
+  std::call_once(packed->layers_once, [&] {
+    for (int64_t l = 0; l < L; ++l)
+      packed->layers.push_back({PackWeights(cfg, l, true, w, prims[l]->pd.weights_layer_desc()),
+                                PackWeights(cfg, l, false, w, prims[l]->pd.weights_iter_desc()),
+                                PackBias(cfg, l, w)});
+    g_packs.fetch_add(1, std::memory_order_relaxed);
+  });
+  if (!LayoutsMatch(*packed, prims)) return false;
   // Layer outputs alternate between two scratch buffers; the last layer
   // writes the operator's output. Scratch slots 2 and 3 take state outputs
   // the caller does not read.

@@ -6,7 +6,8 @@
 // reordered once per parameter version into the layout the primitive takes
 // and kept in the bound call's state, the biases summed or regrouped into
 // oneDNN's. Used by the "dnnl" RNN kernel (kernels/dnnl/nn_rnn_dnnl.cc)
-// before the generic layer sweeps.
+// before the generic layer sweeps; an LSTM over a few batch rows runs the
+// matrix-vector sweeps of kernels/cpu/nn_lstm_gemv.h instead.
 #ifndef WEFT_KERNELS_DNNL_NN_RNN_INFER_DNNL_H_
 #define WEFT_KERNELS_DNNL_NN_RNN_INFER_DNNL_H_
 
