@@ -831,13 +831,16 @@ WEFT_CS_SCALAR(uint64_t, ulong)
  * its stats are a struct result (above). weft_predictor_predict_float's
  * float data are IntPtr (the void* typemaps), so the C# layer can pin a
  * Span<float>: these parameter names occur in no other function. The
- * N-input weft_predictor_predict (void* const*) is not used from C#. */
+ * N-input weft_predictor_predict (void* const*) is not used from C#; the
+ * N-input PredictShaped packs into one pinned array each way and calls
+ * weft_predictor_predict_packed_shaped. */
 %apply const void* { const float* input };
 %apply void* { float* output };
 /* weft_ndarray_copy_from_float32/_to_float32: pinned float[] as IntPtr. */
 %apply const void* { const float* data };
 %apply void* { float* data };
 %ignore weft_predictor_predict;
+%ignore weft_predictor_predict_shaped;  /* PredictShaped uses the packed form */
 %ignore weft_predictor_predict_float_with;  /* the C# layer pins and passes pointers */
 
 
@@ -1083,9 +1086,10 @@ WEFT_GO_ARRAY(double, float64)
 /* Predictor (Go). The handle type (stats: the struct result above). An
  * array of pointers to Go memory (void* const*) may not be passed to C, so
  * the Go layer packs N inputs (outputs) into one buffer each and calls
- * weft_predictor_predict_packed. */
+ * weft_predictor_predict_packed (or _packed_shaped). */
 %ignore weft_predictor_predict_float_with;  /* Go passes its slices to predict_float */
 %ignore weft_predictor_predict;
+%ignore weft_predictor_predict_shaped;  /* PredictTensorsShaped uses the packed form */
 
 #endif
 

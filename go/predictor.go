@@ -9,6 +9,11 @@ package weft
 // at once. The predictor holds one copy of the weights and a pool of
 // executors (at most "max_executors" per input shape set); callers beyond
 // that wait inside the library for an executor.
+// Data-dependent shapes: a model whose output extents depend on the input
+// values (ONNX's NonMaxSuppression) runs node by node; OutputShape gives
+// each output's upper bound, PredictTensorsShaped each call's shapes (the
+// other predict methods then need exactly the call's sizes), and
+// "max_batch" and monitors are refused.
 // Cancellation: Predict checks its context before the call starts; a call
 // in progress (running or waiting for an executor inside the library)
 // cannot be interrupted and runs to completion.
@@ -271,8 +276,23 @@ func (p *Predictor) predictShape(in []float32, shape []int64, out []float32) err
 // packed buffer each (cgo may not receive an array of Go pointers); Predict
 // avoids those copies for one input and one output.
 func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs [][]float32) error {
+	_, err := p.predictPacked(ctx, inputs, outputs, false)
+	return err
+}
+
+// PredictTensorsShaped is PredictTensors returning the shape of each output
+// this call wrote (weft_predictor_predict_packed_shaped): output j is
+// written at the start of outputs[j], whose length is a capacity (at least
+// the output's size). For a model whose output extents depend on the input
+// values (ONNX's NonMaxSuppression: the number of boxes kept is the first
+// extent), OutputShape gives sizes that always suffice.
+func (p *Predictor) PredictTensorsShaped(ctx context.Context, inputs []Tensor, outputs [][]float32) ([][]int64, error) {
+	return p.predictPacked(ctx, inputs, outputs, true)
+}
+
+func (p *Predictor) predictPacked(ctx context.Context, inputs []Tensor, outputs [][]float32, shaped bool) ([][]int64, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	const f32 = uint64(unsafe.Sizeof(float32(0)))
 	inBytes := make([]uint64, len(inputs))
@@ -296,18 +316,32 @@ func (p *Predictor) PredictTensors(ctx context.Context, inputs []Tensor, outputs
 		m += len(o)
 	}
 	out := make([]float32, m+1) // +1: a valid address when empty
+	outIndPtr := make([]uint64, len(outputs)+1)
+	outDims := make([]int64, 8*len(outputs)+1)
 	err := p.call(func(h uintptr) error {
+		if shaped {
+			return capi.Weft_predictor_predict_packed_shaped(h, uint64(len(inputs)), unsafe.Pointer(&in[:1][0]), inBytes,
+				indPtr, dims, uint64(len(outputs)), unsafe.Pointer(&out[0]), outBytes, outIndPtr, outDims,
+				uint64(len(outDims)))
+		}
 		return capi.Weft_predictor_predict_packed(h, uint64(len(inputs)), unsafe.Pointer(&in[:1][0]), inBytes, indPtr,
 			dims, uint64(len(outputs)), unsafe.Pointer(&out[0]), outBytes)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	off := 0
 	for _, o := range outputs {
 		off += copy(o, out[off:off+len(o)])
 	}
-	return nil
+	if !shaped {
+		return nil, nil
+	}
+	shapes := make([][]int64, len(outputs))
+	for j := range shapes {
+		shapes[j] = append([]int64{}, outDims[outIndPtr[j]:outIndPtr[j+1]]...)
+	}
+	return shapes, nil
 }
 
 // Stats returns the predictor's figures.

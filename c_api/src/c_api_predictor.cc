@@ -210,11 +210,41 @@ WeftStatus weft_predictor_output_shape(WeftPredictor* pred, size_t num_inputs,
 
 namespace {
 
-// weft_predictor_predict()'s body (for it and weft_predictor_predict_packed()).
+// Where weft_predictor_predict_shaped() reports the outputs' shapes.
+struct ShapesOut {
+  size_t* ind_ptr;
+  int64_t* dims;
+  size_t capacity;
+};
+
+// Writes `shapes` to `out` (CSR); throws when they have more extents than
+// its capacity.
+void WriteShapes(const std::vector<weft::Shape>& shapes, const ShapesOut& out) {
+  size_t total = 0;
+  for (const weft::Shape& s : shapes) total += static_cast<size_t>(s.ndim());
+  if (total > out.capacity)
+    weft::Fail(weft::StatusCode::kInvalidArgument, "the outputs' shapes have ", total,
+               " extents, more than 'capacity' (", out.capacity, ")");
+  size_t k = 0;
+  out.ind_ptr[0] = 0;
+  for (size_t j = 0; j < shapes.size(); ++j) {
+    for (int d = 0; d < shapes[j].ndim(); ++d) out.dims[k++] = shapes[j][d];
+    out.ind_ptr[j + 1] = k;
+  }
+}
+
+// weft_predictor_predict()'s body (for it and the _packed and _shaped
+// variants); with `shapes_out`, the output buffers are capacities and the
+// outputs' shapes of this call are written there.
 void Predict(WeftPredictor* pred, size_t num_inputs, const void* const* input_data,
              const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
-             size_t num_outputs, void* const* output_data, const size_t* output_bytes) {
+             size_t num_outputs, void* const* output_data, const size_t* output_bytes,
+             const ShapesOut* shapes_out = nullptr) {
   auto p = GetPredictor(pred, "pred");
+  if (shapes_out) {
+    weft::capi::CheckArray(shapes_out->ind_ptr, num_outputs + 1, "out_ind_ptr");
+    weft::capi::CheckArray(shapes_out->dims, shapes_out->capacity, "out_dims");
+  }
   weft::capi::CheckArray(input_data, num_inputs, "input_data");
   weft::capi::CheckArray(input_bytes, num_inputs, "input_bytes");
   weft::capi::CheckArray(output_data, num_outputs, "output_data");
@@ -227,11 +257,14 @@ void Predict(WeftPredictor* pred, size_t num_inputs, const void* const* input_da
     in[i].shape = shapes[i];
   }
   std::vector<weft::HostOutput> outs(num_outputs);
+  std::vector<weft::Shape> out_shapes(shapes_out ? num_outputs : 0);
   for (size_t i = 0; i < num_outputs; ++i) {
     outs[i].data = output_data[i];
     outs[i].bytes = output_bytes[i];
+    if (shapes_out) outs[i].shape = &out_shapes[i];
   }
   p->Predict(in, outs);
+  if (shapes_out) WriteShapes(out_shapes, *shapes_out);
 }
 
 // The start of each of the `num` packed blocks of `bytes[i]` bytes at `base`
@@ -282,6 +315,37 @@ WeftStatus weft_predictor_predict_packed(WeftPredictor* pred, size_t num_inputs,
       Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
   Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
           output_bytes);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict_shaped(WeftPredictor* pred, size_t num_inputs,
+                                         const void* const* input_data, const size_t* input_bytes,
+                                         const size_t* ind_ptr, const int64_t* dims,
+                                         size_t num_outputs, void* const* output_data,
+                                         const size_t* output_bytes, size_t* out_ind_ptr,
+                                         int64_t* out_dims, size_t capacity) {
+  WEFT_API_BEGIN();
+  const ShapesOut shapes{out_ind_ptr, out_dims, capacity};
+  Predict(pred, num_inputs, input_data, input_bytes, ind_ptr, dims, num_outputs, output_data,
+          output_bytes, &shapes);
+  WEFT_API_END();
+}
+
+WeftStatus weft_predictor_predict_packed_shaped(WeftPredictor* pred, size_t num_inputs,
+                                                const void* input_data, const size_t* input_bytes,
+                                                const size_t* ind_ptr, const int64_t* dims,
+                                                size_t num_outputs, void* output_data,
+                                                const size_t* output_bytes, size_t* out_ind_ptr,
+                                                int64_t* out_dims, size_t capacity) {
+  WEFT_API_BEGIN();
+  GetPredictor(pred, "pred");
+  const std::vector<const void*> in =
+      Unpack(input_data, num_inputs, input_bytes, "input_data", "input_bytes");
+  const std::vector<void*> out =
+      Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
+  const ShapesOut shapes{out_ind_ptr, out_dims, capacity};
+  Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
+          output_bytes, &shapes);
   WEFT_API_END();
 }
 

@@ -26,7 +26,12 @@ public struct PredictorStats {
 /// (weft_predictor_* in c_api_predictor.h). Any number of threads or tasks may call
 /// Predict at once; each call takes an idle executor for its input shape
 /// (binding one up to the "max_executors" option, else waiting for one).
-/// The model has one float32 input and one float32 output for Predict.
+/// The model has one float32 input and one float32 output for Predict;
+/// PredictShaped takes any number of each. A model whose output extents
+/// depend on the input values (ONNX's NonMaxSuppression) runs node by node:
+/// OutputShape gives each output's upper bound, PredictShaped each call's
+/// shapes (Predict then needs exactly the call's sizes), and "max_batch" and
+/// monitors are refused.
 /// Ownership: Dispose() closes the predictor; the native free waits for
 /// calls already running, and later calls throw WeftException with
 /// ErrorCode.InvalidHandle.
@@ -129,6 +134,81 @@ public sealed class Predictor : IDisposable {
     var r = new long[nd[0]];
     Array.Copy(dims, r, r.Length);
     return r;
+  }
+
+  /// <summary>The shape of output `index` for these input shapes (one per
+  /// input). For a model whose output extents depend on the input values
+  /// (NonMaxSuppression), the upper bound: a buffer that always suffices.</summary>
+  public long[] OutputShape(int index, long[][] inputShapes) {
+    var a = new Csr(inputShapes);
+    var dims = new long[8];
+    var nd = new ulong[1];
+    Call(h => weft_native.weft_predictor_output_shape(h, (ulong)inputShapes.Length, a.IndPtr, a.Dims,
+                                                      (ulong)index, dims, (ulong)dims.Length, nd));
+    var r = new long[nd[0]];
+    Array.Copy(dims, r, r.Length);
+    return r;
+  }
+
+  /// <summary>
+  /// Runs a model with any number of float32 inputs (one per input, in
+  /// Inputs order, with its shape) and returns the shape of each output this
+  /// call wrote (weft_predictor_predict_packed_shaped): output j is written
+  /// at the start of outputs[j], whose length is a capacity (at least the
+  /// output's size). For a model whose output extents depend on the input
+  /// values (ONNX's NonMaxSuppression: the number of boxes kept is the first
+  /// extent), OutputShape gives sizes that always suffice. The arrays are
+  /// copied through one packed buffer each way.
+  /// </summary>
+  public unsafe long[][] PredictShaped(float[][] inputs, long[][] shapes, float[][] outputs) {
+    if (inputs == null) throw new ArgumentNullException("inputs");
+    if (outputs == null) throw new ArgumentNullException("outputs");
+    if (shapes == null || shapes.Length != inputs.Length)
+      throw new ArgumentException("one shape per input", "shapes");
+    var a = new Csr(shapes);
+    var inBytes = new ulong[inputs.Length];
+    var inPacked = new float[Total(inputs, inBytes)];
+    int off = 0;
+    foreach (var x in inputs) {
+      Array.Copy(x, 0, inPacked, off, x.Length);
+      off += x.Length;
+    }
+    var outBytes = new ulong[outputs.Length];
+    var outPacked = new float[Total(outputs, outBytes)];
+    var outInd = new ulong[outputs.Length + 1];
+    var outDims = new long[8 * outputs.Length];
+    bool added = false;
+    try {
+      AddRef(ref added);
+      fixed (float* pi = inPacked)
+      fixed (float* po = outPacked) {
+        weft_native.weft_predictor_predict_packed_shaped(handle, (ulong)inputs.Length, (IntPtr)pi,
+            inBytes, a.IndPtr, a.Dims, (ulong)outputs.Length, (IntPtr)po, outBytes, outInd, outDims,
+            (ulong)outDims.Length);
+      }
+    } finally {
+      if (added) handle.DangerousRelease();
+    }
+    var result = new long[outputs.Length][];
+    off = 0;
+    for (int j = 0; j < outputs.Length; ++j) {
+      Array.Copy(outPacked, off, outputs[j], 0, outputs[j].Length);
+      off += outputs[j].Length;
+      result[j] = new long[outInd[j + 1] - outInd[j]];
+      Array.Copy(outDims, (long)outInd[j], result[j], 0, result[j].Length);
+    }
+    return result;
+  }
+
+  // The floats of `arrays` together, their byte counts into `bytes`.
+  static int Total(float[][] arrays, ulong[] bytes) {
+    int n = 0;
+    for (int i = 0; i < arrays.Length; ++i) {
+      if (arrays[i] == null) throw new ArgumentNullException("arrays[" + i + "]");
+      bytes[i] = (ulong)arrays[i].Length * sizeof(float);
+      n += arrays[i].Length;
+    }
+    return n;
   }
 
   /// <summary>The batch shape for `inputLength` floats: the creation shape
@@ -280,6 +360,24 @@ public sealed class Predictor : IDisposable {
       f(handle);
     } finally {
       if (added) handle.DangerousRelease();
+    }
+  }
+
+  /// <summary>Shapes without names in the C ABI's CSR form.</summary>
+  sealed class Csr {
+    internal ulong[] IndPtr;
+    internal long[] Dims;
+
+    internal Csr(long[][] shapes) {
+      if (shapes == null) throw new ArgumentNullException("shapes");
+      IndPtr = new ulong[shapes.Length + 1];
+      var dims = new List<long>();
+      for (int i = 0; i < shapes.Length; ++i) {
+        if (shapes[i] == null) throw new ArgumentException("shape " + i + " is null", "shapes");
+        dims.AddRange(shapes[i]);
+        IndPtr[i + 1] = (ulong)dims.Count;
+      }
+      Dims = dims.ToArray();
     }
   }
 

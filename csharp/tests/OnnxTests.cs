@@ -1,6 +1,8 @@
+using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Threading.Tasks;
 using NUnit.Framework;
 using Weft;
 
@@ -62,6 +64,48 @@ public class OnnxTests : LiveHandleFixture {
     File.WriteAllText(json, TrainingTests.MlpJson);
     Expect.Error(ErrorCode.InvalidArgument, () => Onnx.ExportFiles(json, null, shape, 5, false, file), "opset");
     Directory.Delete(dir, true);
+  }
+
+  static float[] Npy(string path) {
+    using (var a = NDArray.LoadNpy(path)) return a.ToFloatArray();
+  }
+
+  // The NMS head's boxes and scores for one call, cut to the rows it reports.
+  static float[][] PredictNms(Predictor p, float[] feats, float[] anchors) {
+    var boxes = new float[16 * 4];  // the upper bounds: every box kept
+    var scores = new float[16];
+    var shapes = p.PredictShaped(new[] { feats, anchors }, new[] { new long[] { 16, 8 }, new long[] { 16, 4 } },
+                                 new[] { boxes, scores });
+    Assert.AreEqual(new long[] { shapes[0][0], 4 }, shapes[0]);
+    Assert.AreEqual(new long[] { shapes[0][0] }, shapes[1]);
+    return new[] { boxes.Take((int)shapes[0][0] * 4).ToArray(), scores.Take((int)shapes[1][0]).ToArray() };
+  }
+
+  // conformance: onnx.nms_predictor
+  [Test]
+  public void NmsHeadThroughAPredictor() {
+    var dir = Path.Combine(Environment.GetEnvironmentVariable("WEFT_TEST_DATA"), "onnx");
+    var feats = Npy(Path.Combine(dir, "nms_head.input0.npy"));
+    var anchors = Npy(Path.Combine(dir, "nms_head.input1.npy"));
+    var boxes = Npy(Path.Combine(dir, "nms_head.output0.npy"));
+    var scores = Npy(Path.Combine(dir, "nms_head.output1.npy"));
+    Assert.Less(scores.Length, 16, "NMS keeps fewer boxes than it gets");
+    var inputs = new[] { Predictor.Input("input0", 16, 8), Predictor.Input("input1", 16, 4) };
+    var model = Path.Combine(dir, "nms_head.onnx");
+    using (var p = Predictor.FromFiles(model, null, inputs)) {
+      Assert.AreEqual(new long[] { 16, 4 }, p.OutputShape(0, new[] { new long[] { 16, 8 }, new long[] { 16, 4 } }));
+      var calls = Enumerable.Range(0, 8).Select(_ => Task.Run(() => PredictNms(p, feats, anchors))).ToArray();
+      foreach (var c in calls) {
+        Assert.AreEqual(boxes.Length, c.Result[0].Length);
+        Assert.AreEqual(scores.Length, c.Result[1].Length);
+        for (int i = 0; i < boxes.Length; ++i) Assert.AreEqual(boxes[i], c.Result[0][i], 1e-5);
+        for (int i = 0; i < scores.Length; ++i) Assert.AreEqual(scores[i], c.Result[1][i], 1e-5);
+      }
+    }
+    Expect.Error(ErrorCode.InvalidArgument,
+                 () => Predictor.FromFiles(model, null, inputs, null,
+                                           new Dictionary<string, string> { { "max_batch", "4" } }),
+                 "cannot split outputs whose rows depend");
   }
 }
 

@@ -4,9 +4,11 @@
  * and parameters, written as a checkpoint, and run by a predictor created
  * from the .onnx file, against PyTorch's stored output; the supported
  * operator list; errors naming every unsupported node; a model with
- * NonMaxSuppression through a cached op; live handles back to their baseline.
+ * NonMaxSuppression through a cached op and through a predictor (each call's
+ * rows reported, concurrent callers); live handles back to their baseline.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,18 +141,13 @@ static WeftNDArray* find_param(const WeftNDArrayList* args, const char* name) {
 }
 
 /* torchvision's nms (NonMaxSuppression, a data-dependent row count) runs
- * through a cached op: 9 of the 16 boxes survive, as in PyTorch; a predictor
- * refuses the model, naming the way that works. */
+ * through a cached op: 9 of the 16 boxes survive, as in PyTorch. */
 static void test_nms_through_cached_op(void** state) {
   WeftSymbolHandle* sym = NULL;
   WeftNDArrayList *args = NULL, *aux = NULL;
   WeftStringList* names = NULL;
   WeftCachedOp* op = NULL;
   WeftNDArray *in[8] = {NULL}, *out[2] = {NULL, NULL};
-  WeftPredictor* p = NULL;
-  const char* inputs[2] = {"input0", "input1"};
-  const size_t ind_ptr[3] = {0, 2, 4};
-  const int64_t dims[4] = {16, 8, 16, 4};
   size_t n_in = 0, n_out = 0, n_ref = 0, i;
   int64_t shape[2] = {0, 0};
   float got[64], *ref;
@@ -188,10 +185,142 @@ static void test_nms_through_cached_op(void** state) {
   OK(weft_ndarray_list_free(aux));
   OK(weft_ndarray_list_free(args));
   OK(weft_symbol_free(sym));
-  EXPECT_ERR(weft_predictor_create_from_files(ONNX_DIR "nms_head.onnx", NULL, 2, inputs, ind_ptr,
-                                              dims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p),
-             WEFT_ERR_INVALID_ARGUMENT, "run the model through a CachedOp");
+  assert_no_leaks();
+}
+
+/* The NMS head's inputs (features 16x8, anchors 16x4) back to back, and
+ * PyTorch's outputs (boxes rows x 4, scores rows). */
+struct NmsCase {
+  float in[16 * 8 + 16 * 4];
+  float *boxes, *scores;
+  size_t n_boxes, n_scores;
+};
+
+static void load_nms_case(struct NmsCase* c) {
+  size_t n0 = 0, n1 = 0;
+  float* f = load_npy(ONNX_DIR "nms_head.input0.npy", &n0);
+  float* a = load_npy(ONNX_DIR "nms_head.input1.npy", &n1);
+  assert_int_equal(n0, 16 * 8);
+  assert_int_equal(n1, 16 * 4);
+  memcpy(c->in, f, sizeof(float) * n0);
+  memcpy(c->in + n0, a, sizeof(float) * n1);
+  free(f);
+  free(a);
+  c->boxes = load_npy(ONNX_DIR "nms_head.output0.npy", &c->n_boxes);
+  c->scores = load_npy(ONNX_DIR "nms_head.output1.npy", &c->n_scores);
+}
+
+static const size_t kNmsIndPtr[3] = {0, 2, 4};
+static const int64_t kNmsDims[4] = {16, 8, 16, 4};
+
+/* One weft_predictor_predict_shaped() call with buffers of the outputs'
+ * upper bounds (16x4 and 16); returns its status, the shapes in out_*. */
+static WeftStatus predict_nms(WeftPredictor* p, const struct NmsCase* c, float* boxes,
+                              float* scores, size_t* out_ind_ptr, int64_t* out_dims) {
+  const void* in[2] = {c->in, c->in + 16 * 8};
+  const size_t in_bytes[2] = {sizeof(float) * 16 * 8, sizeof(float) * 16 * 4};
+  void* out[2] = {boxes, scores};
+  const size_t out_bytes[2] = {sizeof(float) * 16 * 4, sizeof(float) * 16};
+  return weft_predictor_predict_shaped(p, 2, in, in_bytes, kNmsIndPtr, kNmsDims, 2, out, out_bytes,
+                                       out_ind_ptr, out_dims, 3);
+}
+
+static int nms_matches(const struct NmsCase* c, const float* boxes, const float* scores,
+                       const size_t* ind_ptr, const int64_t* dims) {
+  size_t i;
+  if (ind_ptr[0] != 0 || ind_ptr[1] != 2 || ind_ptr[2] != 3) return 0;
+  if ((size_t)(dims[0] * dims[1]) != c->n_boxes || dims[1] != 4) return 0;
+  if ((size_t)dims[2] != c->n_scores) return 0;
+  for (i = 0; i < c->n_boxes; ++i)
+    if (fabsf(boxes[i] - c->boxes[i]) > 1e-5f * (fabsf(c->boxes[i]) + 1)) return 0;
+  for (i = 0; i < c->n_scores; ++i)
+    if (fabsf(scores[i] - c->scores[i]) > 1e-5f * (fabsf(c->scores[i]) + 1)) return 0;
+  return 1;
+}
+
+struct NmsWorker {
+  WeftPredictor* p;
+  const struct NmsCase* c;
+  int failures, mismatches;
+};
+
+static void* run_nms_worker(void* arg) {
+  struct NmsWorker* w = (struct NmsWorker*)arg;
+  int k;
+  for (k = 0; k < 8; ++k) {
+    float boxes[64], scores[16];
+    size_t ind_ptr[3];
+    int64_t dims[3];
+    if (predict_nms(w->p, w->c, boxes, scores, ind_ptr, dims) != WEFT_OK)
+      ++w->failures;
+    else if (!nms_matches(w->c, boxes, scores, ind_ptr, dims))
+      ++w->mismatches;
+  }
+  return NULL;
+}
+
+/* The same model served by a predictor from the .onnx file: it runs node by
+ * node, reports the upper bounds as the output shapes and each call's rows
+ * through weft_predictor_predict_shaped() (and its packed twin), equal to
+ * PyTorch's, from several threads at once; the buffers of the bound without
+ * the shapes, a short capacity and dynamic batching are refused. */
+static void test_nms_predictor(void** state) {
+  const char* inputs[2] = {"input0", "input1"};
+  const char* batch_key[1] = {"max_batch"};
+  const char* batch_val[1] = {"4"};
+  WeftPredictor* p = NULL;
+  struct NmsCase c;
+  float boxes[64], scores[16], packed_out[80];
+  size_t ind_ptr[3], ndim = 0, i;
+  int64_t dims[3], shape[2];
+  const size_t in_bytes[2] = {sizeof(float) * 16 * 8, sizeof(float) * 16 * 4};
+  const size_t out_bytes[2] = {sizeof(float) * 64, sizeof(float) * 16};
+  const void* in[2];
+  void* out[2] = {boxes, scores};
+  struct NmsWorker workers[4];
+  pthread_t threads[4];
+  (void)state;
+  load_nms_case(&c);
+  in[0] = c.in;
+  in[1] = c.in + 16 * 8;
+  assert_true(c.n_scores < 16);
+  OK(weft_predictor_create_from_files(ONNX_DIR "nms_head.onnx", NULL, 2, inputs, kNmsIndPtr,
+                                      kNmsDims, WEFT_CPU, 0, 0, NULL, 0, NULL, NULL, &p));
+  OK(weft_predictor_output_shape(p, 2, kNmsIndPtr, kNmsDims, 0, shape, 2, &ndim));
+  assert_int_equal(ndim, 2);
+  assert_int_equal(shape[0], 16); /* every box kept: the buffer that always suffices */
+  assert_int_equal(shape[1], 4);
+  OK(predict_nms(p, &c, boxes, scores, ind_ptr, dims));
+  assert_true(nms_matches(&c, boxes, scores, ind_ptr, dims));
+  assert_int_equal(dims[0], (int64_t)c.n_scores); /* the rows of this call */
+  OK(weft_predictor_predict_packed_shaped(p, 2, c.in, in_bytes, kNmsIndPtr, kNmsDims, 2, packed_out,
+                                          out_bytes, ind_ptr, dims, 3));
+  assert_true(nms_matches(&c, packed_out, packed_out + 64, ind_ptr, dims));
+  EXPECT_ERR(weft_predictor_predict(p, 2, in, in_bytes, kNmsIndPtr, kNmsDims, 2, out, out_bytes),
+             WEFT_ERR_INVALID_ARGUMENT, "depend on the input values",
+             "weft_predictor_predict_shaped");
+  EXPECT_ERR(weft_predictor_predict_shaped(p, 2, in, in_bytes, kNmsIndPtr, kNmsDims, 2, out,
+                                           out_bytes, ind_ptr, dims, 2),
+             WEFT_ERR_INVALID_ARGUMENT, "more than 'capacity' (2)");
+  for (i = 0; i < 4; ++i) {
+    struct NmsWorker w = {p, &c, 0, 0};
+    workers[i] = w;
+    assert_int_equal(pthread_create(&threads[i], NULL, run_nms_worker, &workers[i]), 0);
+  }
+  for (i = 0; i < 4; ++i) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(workers[i].failures, 0);
+    assert_int_equal(workers[i].mismatches, 0);
+  }
+  OK(weft_predictor_free(p));
+  p = NULL;
+  EXPECT_ERR(
+      weft_predictor_create_from_files(ONNX_DIR "nms_head.onnx", NULL, 2, inputs, kNmsIndPtr,
+                                       kNmsDims, WEFT_CPU, 0, 0, NULL, 1, batch_key, batch_val, &p),
+      WEFT_ERR_INVALID_ARGUMENT, "cannot split outputs whose rows depend");
   assert_null(p);
+  free(c.boxes);
+  free(c.scores);
   assert_no_leaks();
 }
 
@@ -202,6 +331,7 @@ int main(void) {
       cmocka_unit_test_setup(test_checkpoint, setup),
       cmocka_unit_test_setup(test_errors, setup),
       cmocka_unit_test_setup(test_nms_through_cached_op, setup),
+      cmocka_unit_test_setup(test_nms_predictor, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,12 @@ extern "C" {
  * executor for its input shapes (binding one, up to "max_executors" per
  * shape set, or waiting for one), copies the inputs in and the outputs out.
  * Input shapes not seen before bind once and are kept ("max_shapes" sets).
+ * A model holding an operator whose output extents depend on the input
+ * values (ONNX's NonMaxSuppression) runs node by node instead of through
+ * an executor: weft_predictor_output_shape() gives its outputs' upper
+ * bounds, weft_predictor_predict_shaped() each call's shapes (the other
+ * predict functions then need buffers of exactly this call's sizes), and
+ * "max_batch" and monitors are refused (weft/predictor.h).
  * weft_predictor_free() closes the predictor: calls waiting for an executor
  * fail with WEFT_ERR_INVALID_ARGUMENT ("closed"), calls already running
  * finish first (free returns after them); later calls get
@@ -107,8 +113,11 @@ WEFT_API WeftStatus weft_predictor_list_inputs(const WeftPredictor* pred, WeftSt
 WEFT_API WeftStatus weft_predictor_list_outputs(const WeftPredictor* pred, WeftStringList** out);
 
 /**
- * @brief The shape of output @p index for these input shapes (binding an
- *        executor for them when none is bound).
+ * @brief The shape of output @p index for these input shapes (from an
+ *        executor bound for them, or by shape inference). For a model whose
+ *        output extents depend on the input values (NonMaxSuppression), the
+ *        upper bound: a buffer of that size always suffices, and
+ *        weft_predictor_predict_shaped() reports each call's own shape.
  * @param ind_ptr, dims one shape per input, CSR-style.
  * @param out_dims receives up to @p capacity extents; @p out_ndim the rank
  *        (WEFT_ERR_INVALID_ARGUMENT when it exceeds @p capacity).
@@ -150,6 +159,42 @@ WEFT_API WeftStatus weft_predictor_predict_packed(WeftPredictor* pred, size_t nu
                                                   const size_t* ind_ptr, const int64_t* dims,
                                                   size_t num_outputs, void* output_data,
                                                   const size_t* output_bytes);
+
+/**
+ * @brief weft_predictor_predict() that also reports the shape of every
+ *        output this call wrote, for models whose output extents depend on
+ *        the input values (ONNX's NonMaxSuppression: how many boxes
+ *        survive; such a model runs node by node, see weft/predictor.h).
+ *        @p output_bytes[j] is output j's capacity: at least its size this
+ *        call (the shape weft_predictor_output_shape() reports, an upper
+ *        bound for such a model, always suffices); the output is written at
+ *        the start of its buffer. Works on every predictor.
+ * @param out_ind_ptr receives @p num_outputs + 1 offsets into @p out_dims
+ *        (CSR, as the inputs' @p ind_ptr): output j's shape is
+ *        out_dims[out_ind_ptr[j] .. out_ind_ptr[j+1]).
+ * @param out_dims receives the extents, up to @p capacity (every output's
+ *        rank, as weft_predictor_output_shape() gives it, summed).
+ * Errors: as weft_predictor_predict(); WEFT_ERR_INVALID_ARGUMENT naming the
+ * output whose buffer is too small for this call's rows, or when the
+ * shapes have more extents than @p capacity.
+ */
+WEFT_API WeftStatus weft_predictor_predict_shaped(WeftPredictor* pred, size_t num_inputs,
+                                                  const void* const* input_data,
+                                                  const size_t* input_bytes, const size_t* ind_ptr,
+                                                  const int64_t* dims, size_t num_outputs,
+                                                  void* const* output_data,
+                                                  const size_t* output_bytes, size_t* out_ind_ptr,
+                                                  int64_t* out_dims, size_t capacity);
+
+/**
+ * @brief weft_predictor_predict_shaped() with the inputs and output buffers
+ *        packed back to back as in weft_predictor_predict_packed() (output
+ *        j's buffer starts after the capacities @p output_bytes[0..j)).
+ */
+WEFT_API WeftStatus weft_predictor_predict_packed_shaped(
+    WeftPredictor* pred, size_t num_inputs, const void* input_data, const size_t* input_bytes,
+    const size_t* ind_ptr, const int64_t* dims, size_t num_outputs, void* output_data,
+    const size_t* output_bytes, size_t* out_ind_ptr, int64_t* out_dims, size_t capacity);
 
 /**
  * @brief weft_predictor_predict() for a model with one float32 input and

@@ -25,7 +25,10 @@
 // or not: no executor can plan it.
 //
 // Thread-safe: calls on one CachedOp are serialised while they push work
-// (they then run on the engine).
+// (they then run on the engine). Calls that run node by node (a symbol
+// holding an operator of data-dependent shape, or a recorded call inlined)
+// share no state and run concurrently: the Predictor runs such a model
+// through one CachedOp from every calling thread (predictor.h).
 #ifndef WEFT_CACHED_OP_H_
 #define WEFT_CACHED_OP_H_
 
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "weft/executor.h"
+#include "weft/graph.h"
 #include "weft/monitor.h"
 #include "weft/mutex.h"
 #include "weft/ndarray.h"
@@ -77,6 +81,9 @@ class CachedOp {
   const std::vector<std::string>& input_names() const { return input_names_; }
   const Symbol& symbol() const { return symbol_; }
   const CachedOpFlags& flags() const { return flags_; }
+  // True when the symbol holds an operator of data-dependent output shape
+  // (weft/dynamic_shape.h): every call runs node by node.
+  bool dynamic() const { return dynamic_; }
   // Signatures compiled so far (one plan each; recorded calls have their
   // own signatures).
   size_t num_plans() const;
@@ -124,6 +131,10 @@ class CachedOp {
   // The symbol holds an operator of data-dependent output shape
   // (weft/dynamic_shape.h): every call runs node by node.
   bool dynamic_ = false;
+  // When inline_: the graph ForwardInlined walks (subgraphs expanded once,
+  // at construction), and per node the input a variable takes (-1 for ops).
+  std::unique_ptr<const IndexedGraph> inlined_;
+  std::vector<int> input_of_node_;
   SharedMonitor monitor_;  // given to the executors before each call
 };
 

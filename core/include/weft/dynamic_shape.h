@@ -8,9 +8,11 @@
 #define WEFT_DYNAMIC_SHAPE_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "weft/graph.h"
 #include "weft/ndarray.h"
 #include "weft/node.h"
 #include "weft/shape.h"
@@ -29,6 +31,18 @@ struct DynamicShapeOp {
 void RegisterDynamicShapeOp(const std::string& op_name, DynamicShapeOp fns);
 // The functions of a dynamic operator, or null for any other.
 const DynamicShapeOp* FindDynamicShapeOp(const std::string& op_name);
+
+// The shapes of g's outputs with every dynamic operator at its upper bound
+// (DynamicShapeOp::bound) and the nodes after it sized from that: the
+// largest shapes a run of g on variables of these shapes (by name) can give,
+// as long as the nodes after a dynamic one grow with its rows (gathers and
+// elementwise ops do). pass::InferShape seeds the variables, one forward
+// sweep of the ops' infer_shape follows (core/src/pass/infer_bound_shape.cc:
+// a shape pass, declared here beside the operators it serves). Throws
+// Error(kShape) naming the node whose outputs stay unknown, and InferShape's
+// errors.
+std::vector<Shape> InferBoundShapes(const IndexedGraph& g,
+                                    const std::map<std::string, Shape>& inputs);
 
 }  // namespace weft
 

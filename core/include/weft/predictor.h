@@ -59,6 +59,23 @@
 // much); a positive delay gathers more per batch at the price of up to
 // that much latency.
 //
+// Data-dependent output shapes: a model holding an operator whose output
+// extents depend on the input values (weft/dynamic_shape.h: ONNX's
+// NonMaxSuppression, how many boxes survive) cannot be planned by an
+// executor. Its calls run the frozen graph node by node as a CachedOp runs
+// it (cached_op.h), on the calling thread with the kernels on the engine;
+// the pool's slots hold each a set of input arrays instead of an executor
+// (max_executors of them per input shape set still bound the calls running
+// at once), and every call allocates its activations from the storage
+// pool. OutputShapes gives each output's upper bound (InferBoundShapes:
+// every box kept), a buffer size that always suffices; a call's own shapes
+// come back through HostOutput::shape, whose buffers are then capacities.
+// What differs: dynamic batching is refused at Create (its outputs cannot
+// be split by sample), the caller's inputs are always copied (never lent to
+// the kernels), a monitor cannot be set (no executor reports the nodes),
+// and the stats count these slots as executors with no plans and no
+// planned memory.
+//
 // Close(): calls waiting for an executor and later calls fail with
 // Error(kInvalidArgument, "... predictor is closed"); Close waits for the
 // calls already running to finish, so it returns only when no executor is
@@ -127,13 +144,19 @@ struct HostInput {
   std::function<void(void* dst, size_t bytes)> fill;
 };
 
-// One output buffer of a Predict call; `bytes` must equal the output's size.
-// With `drain` set, `data` is unused: drain(src, bytes) reads the output.
+// One output buffer of a Predict call; `bytes` must equal the output's size,
+// unless `shape` is set: then Predict stores the output's shape of this
+// call there and `bytes` is the buffer's capacity (at least the output's
+// size; the output is written at its start). A model of data-dependent
+// output shape (see the file comment) knows its sizes only once a call ran.
+// With `drain` set, `data` is unused: drain(src, bytes) reads the output
+// (the output's bytes, not the capacity).
 struct HostOutput {
   HostOutput(void* data = nullptr, size_t bytes = 0) : data(data), bytes(bytes) {}
   void* data;
   size_t bytes;
   std::function<void(const void* src, size_t bytes)> drain;
+  Shape* shape = nullptr;
 };
 
 struct PredictorStats {
@@ -169,8 +192,13 @@ class Predictor {
   const std::vector<DType>& input_dtypes() const;
   const std::vector<std::string>& output_names() const;
   const std::vector<DType>& output_dtypes() const;
+  // True when the model holds an operator of data-dependent output shape
+  // (see the file comment).
+  bool dynamic_shapes() const;
   // The output shapes for these input shapes (one per input, in
-  // input_names() order); binds an executor for them when none is bound.
+  // input_names() order), from a bound executor or by shape inference; for
+  // a model of data-dependent output shape, their upper bounds (see the
+  // file comment).
   std::vector<Shape> OutputShapes(const std::vector<Shape>& input_shapes);
   // Runs the model on `inputs` (one per input, in input_names() order) and
   // writes `outputs` (one per output). Thread-safe; blocks until done.
@@ -181,6 +209,8 @@ class Predictor {
   // A monitor on every executor of the predictor (Executor::SetMonitorCallback;
   // an empty callback removes it): called on the thread running Predict,
   // for the nodes of the executor it uses (the optimised inference graph's).
+  // Throws Error(kNotImplemented) for a model of data-dependent output
+  // shape (no executor runs its nodes).
   void SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all = false);
   // The frozen inference symbol the executors bind (for inspection).
   const Symbol& symbol() const;

@@ -149,8 +149,8 @@ void RefuseDynamicShapes(const PlanImpl& p) {
     if (!n.is_variable() && FindDynamicShapeOp(n.op()->name))
       Fail(StatusCode::kInvalidArgument, "bind: node '", n.attrs.name, "' (", n.op()->name,
            ") has output shapes that depend on the input values, which an executor cannot plan "
-           "before it runs; run the model through a CachedOp (weft_cached_op_create), which "
-           "runs it node by node");
+           "before it runs; run the model through a CachedOp (weft_cached_op_create) or a "
+           "Predictor, which run it node by node");
   }
 }
 

@@ -148,6 +148,17 @@ CachedOp::CachedOp(Runtime* rt, Symbol symbol, CachedOpFlags flags)
     dynamic_ = dynamic_ || (!node.is_variable() && FindDynamicShapeOp(node.op()->name));
   }
   inline_ = dynamic_ || (!flags_.static_alloc && num_ops <= flags_.inline_limit);
+  if (inline_) {
+    inlined_ = std::make_unique<const IndexedGraph>(
+        pass::ExpandSubgraphs(rt_->ops(), Graph{symbol_.outputs}).graph);
+    input_of_node_.assign(inlined_->num_nodes(), -1);
+    for (uint32_t nid = 0; nid < inlined_->num_nodes(); ++nid) {
+      const Node& node = inlined_->node(nid);
+      if (!node.is_variable()) continue;
+      const auto it = std::find(input_names_.begin(), input_names_.end(), node.attrs.name);
+      input_of_node_[nid] = static_cast<int>(it - input_names_.begin());
+    }
+  }
   if (flags_.param_indices.empty()) {
     for (int i = 0; i < n; ++i)
       is_param_[i] = flags_.data_indices.empty()
@@ -210,15 +221,15 @@ std::vector<NDArray> CachedOp::Forward(const std::vector<NDArray>& inputs) {
 }
 
 // Every node through Invoke (each recorded by autograd), variables taking
-// the inputs by name.
+// the inputs by name. Reads only what the constructor set: concurrent calls
+// share nothing.
 std::vector<NDArray> CachedOp::ForwardInlined(const std::vector<NDArray>& inputs) {
-  const IndexedGraph g(pass::ExpandSubgraphs(rt_->ops(), Graph{symbol_.outputs}).graph);
+  const IndexedGraph& g = *inlined_;
   std::vector<NDArray> vals(g.num_node_entries());
   for (uint32_t nid = 0; nid < g.num_nodes(); ++nid) {
     const Node& node = g.node(nid);
     if (node.is_variable()) {
-      const auto it = std::find(input_names_.begin(), input_names_.end(), node.attrs.name);
-      vals[g.entry_id(nid, 0)] = inputs[static_cast<size_t>(it - input_names_.begin())];
+      vals[g.entry_id(nid, 0)] = inputs[static_cast<size_t>(input_of_node_[nid])];
       continue;
     }
     std::vector<NDArray> in, out;

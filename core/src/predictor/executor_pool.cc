@@ -73,7 +73,7 @@ void ExecutorPool::SetMonitor(Executor::MonitorCallback callback, bool monitor_a
 
 ExecutorPool::Lease ExecutorPool::LeaseLocked(const std::shared_ptr<ShapeSet>& set,
                                               std::unique_ptr<PoolSlot> slot) {
-  monitor_.Apply(slot->ex.get(), &slot->monitor_version);
+  if (slot->ex) monitor_.Apply(slot->ex.get(), &slot->monitor_version);
   return Lease(this, set, std::move(slot));
 }
 
@@ -124,7 +124,7 @@ ExecutorPool::Lease ExecutorPool::Acquire(const std::vector<Shape>& shapes) {
         cv_.notify_all();
         std::rethrow_exception(error);
       }
-      if (!set->plan) set->plan = slot->ex->plan();
+      if (!set->plan && slot->ex) set->plan = slot->ex->plan();
       cv_.notify_all();  // binds waiting for the plan
       EvictLocked();
       return LeaseLocked(set, std::move(slot));

@@ -8,7 +8,9 @@
 // max_shapes are evicted, least recently used first, once none of their
 // executors is in use. A shape set's executors share one compiled
 // ExecutorPlan: its first bind compiles it (binds arriving meanwhile wait
-// for it), the others only allocate and bind. Thread-safe.
+// for it), the others only allocate and bind. A slot without an executor
+// (a node-by-node run) brings no plan: its set's slots are made one at a
+// time. Thread-safe.
 #ifndef WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
 #define WEFT_CORE_SRC_PREDICTOR_EXECUTOR_POOL_H_
 
@@ -26,12 +28,17 @@
 
 namespace weft {
 
-// One bound executor and its per-call input arrays (in input order).
+// One bound executor and its per-call input arrays (in input order); for a
+// model of data-dependent output shape (predictor/dynamic_model.h) no
+// executor, but the arrays its node-by-node run takes.
 struct PoolSlot {
-  std::unique_ptr<Executor> ex;
+  std::unique_ptr<Executor> ex;  // null in a node-by-node slot
   std::vector<NDArray> inputs;
   std::vector<size_t> input_args;  // per input: its index among ex's arguments
   uint64_t monitor_version = 0;    // the pool's monitor last set on `ex`
+  // Node-by-node slots: the run's inputs (DynamicModel::Run), `inputs`
+  // among the weights.
+  std::vector<NDArray> run_inputs;
 };
 
 struct PoolStats {
@@ -55,8 +62,9 @@ class ExecutorPool {
     Lease(Lease&& other) noexcept;
     Lease& operator=(Lease&&) = delete;
     Lease(const Lease&) = delete;
-    ~Lease();  // waits for the input copies, then releases
-    Executor& ex() const { return *slot_->ex; }
+    ~Lease();                                    // waits for the input copies, then releases
+    Executor& ex() const { return *slot_->ex; }  // REQUIRES: an executor slot
+    const PoolSlot& slot() const { return *slot_; }
     const std::vector<NDArray>& inputs() const { return slot_->inputs; }
     const std::vector<size_t>& input_args() const { return slot_->input_args; }
 

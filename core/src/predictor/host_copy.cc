@@ -31,10 +31,21 @@ void CopyIn(Runtime* rt, const NDArray& a, const HostInput& in) {
   }
 }
 
+void CheckOutputBuffer(const std::string& name, const NDArray& o, const HostOutput& out,
+                       const std::string& note) {
+  const size_t need = o.Bytes();
+  const bool fits = out.shape ? out.bytes >= need : out.bytes == need;
+  if (fits && (out.data || out.drain || need == 0)) return;
+  Fail(StatusCode::kInvalidArgument, "predictor: output '", name, "' of shape ",
+       o.shape().ToString(), " needs a buffer of ", out.shape ? "at least " : "", need,
+       " bytes, given ", out.bytes, out.data ? "" : " (null)", note);
+}
+
 void CopyOut(const NDArray& o, const HostOutput& out) {
-  if (!out.drain) return o.CopyToHost(out.data, out.bytes);
+  if (out.shape) *out.shape = o.shape();
+  if (!out.drain) return o.CopyToHost(out.data, o.Bytes());
   o.WaitToRead();  // rethrows the error of a failed op that wrote it
-  out.drain(o.dptr(), out.bytes);
+  out.drain(o.dptr(), o.Bytes());
 }
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 #define WEFT_CORE_SRC_PREDICTOR_HOST_COPY_H_
 
 #include <cstddef>
+#include <string>
 
 #include "weft/ndarray.h"
 #include "weft/predictor.h"
@@ -23,7 +24,14 @@ void PushInputCopy(Runtime* rt, const NDArray& a, const void* src, size_t bytes)
 // (PushInputCopy; `in` has no fill function there, Predict stages those).
 void CopyIn(Runtime* rt, const NDArray& a, const HostInput& in);
 
-// Reads the output `o` into `out` on the calling thread.
+// Throws Error(kInvalidArgument) naming output `name` unless `out` takes
+// `o`: a buffer (or drain) of exactly its bytes, or of at least them with
+// out.shape set. `note` (may be empty) ends the message.
+void CheckOutputBuffer(const std::string& name, const NDArray& o, const HostOutput& out,
+                       const std::string& note = "");
+
+// Reads the output `o` into `out` on the calling thread (its bytes, at the
+// start of a larger buffer), storing its shape in *out.shape when set.
 void CopyOut(const NDArray& o, const HostOutput& out);
 
 }  // namespace weft

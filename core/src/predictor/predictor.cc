@@ -1,20 +1,20 @@
 // Predictor (predictor.h): freezing the model, binding executors for the
-// pool (predictor/executor_pool.h), Predict and dynamic batches.
+// pool (predictor/executor_pool.h), Predict; models of data-dependent output
+// shape run node by node (predictor/dynamic_model.h); dynamic batches in
+// predictor_batch.cc.
 #include "weft/predictor.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <set>
 #include <thread>
 
-#include "predictor/batcher.h"
-#include "predictor/executor_pool.h"
 #include "predictor/host_copy.h"
 #include "predictor/lent_inputs.h"
-#include "predictor/predictor_freeze.h"
+#include "predictor/predictor_impl.h"
+#include "weft/dynamic_shape.h"
 #include "weft/engine.h"
 #include "weft/executor_plan.h"
 #include "weft/mutex.h"
@@ -54,40 +54,6 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
-
-struct Predictor::Impl {
-  Runtime* rt = nullptr;
-  Context ctx;
-  PredictorOptions opts;
-  FrozenModel model;
-  std::vector<std::string> input_names, output_names;
-  std::vector<Shape> first_shapes;  // the inputs' shapes given at Create
-  std::vector<DType> input_dtypes, output_dtypes;
-  std::vector<std::string> implicit;  // label arguments the caller does not give (zeros)
-  std::vector<DType> implicit_dtypes;
-  size_t weight_bytes = 0;
-  std::unique_ptr<ExecutorPool> pool;
-
-  // Throws unless `shapes` has one known shape per input.
-  void CheckShapes(const std::vector<Shape>& shapes) const;
-  // The shapes shape inference starts from: the weights' and `inputs`.
-  pass::ShapeMap KnownShapes(const std::vector<Shape>& inputs) const;
-  // A slot for `shapes`: its executor bound to `plan`, or compiling one
-  // when `plan` is null (ExecutorPool::BindFn).
-  std::unique_ptr<PoolSlot> Bind(const std::vector<Shape>& shapes,
-                                 const std::shared_ptr<const ExecutorPlan>& plan) const;
-
-  // Dynamic batching (null when off).
-  std::unique_ptr<Batcher> batcher;
-  std::atomic<size_t> batches{0}, batched_calls{0};
-  std::atomic<size_t> inputs_lent{0}, inputs_copied{0};
-  // Throws unless every output has the batch as its first axis.
-  void CheckBatchAxis() const;
-  // Fills `r` for a call the batcher can take (every input's first extent
-  // equal and <= max_batch, byte sizes right); false to run it alone.
-  bool Batchable(const std::vector<HostInput>& inputs, BatchRequest* r) const;
-  void RunBatch(const std::vector<BatchRequest*>& batch, int64_t total);
-};
 
 void Predictor::Impl::CheckShapes(const std::vector<Shape>& shapes) const {
   if (shapes.size() != input_names.size())
@@ -139,6 +105,10 @@ std::unique_ptr<PoolSlot> Predictor::Impl::Bind(
     zeros.CopyFromHost(host.data(), host.size());
     args[implicit[i]] = zeros;
   }
+  if (dynamic) {
+    slot->run_inputs = dynamic->RunInputs(args, model.aux);
+    return slot;
+  }
   if (!plan) {
     slot->ex = Executor::BindByName(rt, sym, ctx, args, {}, {}, model.aux, opts.executor);
   } else {
@@ -158,102 +128,65 @@ std::unique_ptr<PoolSlot> Predictor::Impl::Bind(
   return slot;
 }
 
-void Predictor::Impl::CheckBatchAxis() const {
+void Predictor::Impl::InferDTypes() {
+  // Inputs as the graph infers them from the weights (float32 by default).
   const IndexedGraph g(Graph{model.symbol.outputs});
-  for (int64_t b : {2, 3}) {
-    pass::ShapeMap known = KnownShapes({});
-    for (size_t i = 0; i < input_names.size(); ++i) {
-      const Shape& s = first_shapes[i];
-      if (s.ndim() < 1)
-        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ",
-             opts.max_batch, ") needs inputs with a batch axis; input '", input_names[i],
-             "' has shape ", s.ToString());
-      std::vector<int64_t> dims = s.dims();
-      dims[0] = b;
-      known[input_names[i]] = Shape(dims);
-    }
-    const pass::ShapeResult r = pass::InferShape(g, known);
-    for (size_t j = 0; j < r.out_shapes.size(); ++j) {
-      const Shape& o = r.out_shapes[j];
-      if (o.ndim() < 1 || o[0] != b)
-        Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ",
-             opts.max_batch,
-             ") needs every output to have the batch as its first axis; for a batch of ", b,
-             " output '", output_names[j], "' has shape ", o.ToString());
-    }
+  pass::DTypeMap known;
+  for (const auto& [name, a] : model.args) known[name] = a.dtype();
+  for (const auto& [name, a] : model.aux) known[name] = a.dtype();
+  const pass::TypeResult t = pass::InferType(g, known);
+  const std::vector<std::string> arg_names = model.symbol.ListArguments();
+  auto dtype_of = [&](const std::string& name) {
+    for (size_t i = 0; i < arg_names.size(); ++i)
+      if (arg_names[i] == name && t.arg_types[i] != DType::kUnknown) return t.arg_types[i];
+    return DType::kFloat32;
+  };
+  for (const std::string& name : input_names) input_dtypes.push_back(dtype_of(name));
+  for (const std::string& name : implicit) implicit_dtypes.push_back(dtype_of(name));
+  if (!dynamic) return;  // the first executor's outputs give theirs
+  for (size_t i = 0; i < input_names.size(); ++i) known[input_names[i]] = input_dtypes[i];
+  for (size_t i = 0; i < implicit.size(); ++i) known[implicit[i]] = implicit_dtypes[i];
+  const pass::TypeResult r = pass::InferType(g, known);
+  for (size_t j = 0; j < r.out_types.size(); ++j) {
+    if (r.out_types[j] == DType::kUnknown)
+      Fail(StatusCode::kDType, "predictor: cannot infer the dtype of output '", output_names[j],
+           "'");
+    output_dtypes.push_back(r.out_types[j]);
   }
 }
 
-bool Predictor::Impl::Batchable(const std::vector<HostInput>& inputs, BatchRequest* r) const {
-  if (inputs.size() != input_names.size() || inputs.empty()) return false;
-  const int64_t b = inputs[0].shape.ndim() >= 1 ? inputs[0].shape[0] : 0;
-  if (b < 1 || b > opts.max_batch) return false;
+void Predictor::Impl::CheckInputBytes(const std::vector<NDArray>& bound,
+                                      const std::vector<HostInput>& inputs) const {
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Shape& s = inputs[i].shape;
-    if (s.ndim() < 1 || s[0] != b || !s.is_known()) return false;
-    const size_t bytes = static_cast<size_t>(s.Size()) * DTypeSize(input_dtypes[i]);
-    if (inputs[i].bytes != bytes)
+    const NDArray& a = bound[i];
+    if (inputs[i].bytes != a.Bytes())
       Fail(StatusCode::kInvalidArgument, "predictor: input '", input_names[i], "' of shape ",
-           s.ToString(), " (", DTypeName(input_dtypes[i]), ") needs ", bytes, " bytes, given ",
-           inputs[i].bytes);
-    r->sample_key.emplace_back(s.dims().begin() + 1, s.dims().end());
+           a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(),
+           " bytes, given ", inputs[i].bytes);
   }
-  r->samples = b;
-  return true;
 }
 
-void Predictor::Impl::RunBatch(const std::vector<BatchRequest*>& batch, int64_t total) {
-  std::vector<Shape> shapes;
-  for (const std::vector<int64_t>& rest : batch[0]->sample_key) {
-    std::vector<int64_t> dims = {total};
-    dims.insert(dims.end(), rest.begin(), rest.end());
-    shapes.emplace_back(dims);
+std::string Predictor::Impl::ShapeNote(const HostOutput& out) const {
+  if (!dynamic || out.shape) return "";
+  return StrCat("; the rows of this model's outputs depend on the input values (", dynamic->node(),
+                "): ask for each call's output shapes (HostOutput::shape; C: "
+                "weft_predictor_predict_shaped) and pass buffers of the output shape's size");
+}
+
+void Predictor::Impl::PredictNodes(const std::vector<Shape>& shapes,
+                                   const std::vector<HostInput>& inputs,
+                                   const std::vector<HostOutput>& outputs) {
+  ExecutorPool::Lease lease = pool->Acquire(shapes);
+  CheckInputBytes(lease.inputs(), inputs);
+  Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    CopyIn(rt, lease.inputs()[i], inputs[i]);
+    ++inputs_copied;
   }
-  std::optional<ExecutorPool::Lease> lease;
-  try {
-    lease.emplace(pool->Acquire(shapes));
-  } catch (...) {
-    for (BatchRequest* r : batch) r->error = std::current_exception();
-    return;
-  }
-  Executor& ex = lease->ex();
-  try {
-    int64_t off = 0;
-    for (BatchRequest* r : batch) {
-      for (size_t i = 0; i < shapes.size(); ++i)
-        PushInputCopy(rt, lease->inputs()[i].Slice(off, off + r->samples), (*r->inputs)[i].data,
-                      (*r->inputs)[i].bytes);
-      inputs_copied += shapes.size();
-      off += r->samples;
-    }
-    ex.Forward(false);
-    // The forward completes here, whatever the callers' buffers: a batch
-    // whose every output buffer is refused must not leave it running after
-    // its executor is returned (or the process exits).
-    for (const NDArray& o : ex.outputs()) o.WaitToRead();
-    off = 0;
-    for (BatchRequest* r : batch) {
-      try {
-        const std::vector<HostOutput>& outs = *r->outputs;
-        for (size_t j = 0; j < outs.size(); ++j) {
-          const NDArray part = ex.outputs()[j].Slice(off, off + r->samples);
-          if (outs[j].bytes != part.Bytes() || !outs[j].data)
-            Fail(StatusCode::kInvalidArgument, "predictor: output '", output_names[j],
-                 "' of shape ", part.shape().ToString(), " needs a buffer of ", part.Bytes(),
-                 " bytes, given ", outs[j].bytes, outs[j].data ? "" : " (null)");
-          part.CopyToHost(outs[j].data, outs[j].bytes);
-        }
-      } catch (...) {
-        r->error = std::current_exception();
-      }
-      off += r->samples;
-    }
-    batches.fetch_add(1);
-    batched_calls.fetch_add(batch.size());
-  } catch (...) {
-    for (BatchRequest* r : batch)
-      if (!r->error) r->error = std::current_exception();
-  }
+  const std::vector<NDArray> outs = dynamic->Run(lease.slot().run_inputs);
+  for (size_t j = 0; j < outputs.size(); ++j)
+    CheckOutputBuffer(output_names[j], outs[j], outputs[j], ShapeNote(outputs[j]));
+  for (size_t j = 0; j < outputs.size(); ++j) CopyOut(outs[j], outputs[j]);
 }
 
 Predictor::Predictor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -299,31 +232,26 @@ std::unique_ptr<Predictor> Predictor::Create(
       input_set.insert(name);
     }
   impl->model = FreezeModel(selected, params, input_set, ctx, options.copy_params, &runtime);
+  impl->dynamic = DynamicModel::For(&runtime, impl->model, ctx);
+  if (impl->dynamic && options.max_batch > 1)
+    Fail(StatusCode::kInvalidArgument, "predictor: dynamic batching (max_batch ", options.max_batch,
+         ") cannot split outputs whose rows depend on the input values (", impl->dynamic->node(),
+         "); create the predictor without max_batch");
   for (const auto& [name, a] : impl->model.args) impl->weight_bytes += a.Bytes();
   for (const auto& [name, a] : impl->model.aux) impl->weight_bytes += a.Bytes();
 
-  // Dtypes: inputs as the graph infers them from the weights (float32 by default).
-  const IndexedGraph g(Graph{impl->model.symbol.outputs});
-  pass::DTypeMap known;
-  for (const auto& [name, a] : impl->model.args) known[name] = a.dtype();
-  for (const auto& [name, a] : impl->model.aux) known[name] = a.dtype();
-  const pass::TypeResult t = pass::InferType(g, known);
-  const std::vector<std::string> arg_names = impl->model.symbol.ListArguments();
-  auto dtype_of = [&](const std::string& name) {
-    for (size_t i = 0; i < arg_names.size(); ++i)
-      if (arg_names[i] == name && t.arg_types[i] != DType::kUnknown) return t.arg_types[i];
-    return DType::kFloat32;
-  };
-  for (const std::string& name : impl->input_names) impl->input_dtypes.push_back(dtype_of(name));
-  for (const std::string& name : impl->implicit) impl->implicit_dtypes.push_back(dtype_of(name));
   impl->output_names = selected.ListOutputs();  // the rewritten nodes may have other names
+  impl->InferDTypes();
 
   std::unique_ptr<Predictor> p(new Predictor(std::move(impl)));
   // Bind the first executor now: shape errors surface at creation.
   std::vector<Shape> shapes;
   for (const auto& [name, shape] : inputs) shapes.push_back(shape);
   p->impl_->CheckShapes(shapes);
-  {
+  if (m->dynamic) {
+    p->OutputShapes(shapes);  // the shapes the model cannot take fail here
+    p->impl_->pool->Acquire(shapes);
+  } else {
     ExecutorPool::Lease lease = p->impl_->pool->Acquire(shapes);
     for (const NDArray& o : lease.ex().outputs()) p->impl_->output_dtypes.push_back(o.dtype());
   }
@@ -345,6 +273,7 @@ const std::vector<DType>& Predictor::input_dtypes() const { return impl_->input_
 const std::vector<std::string>& Predictor::output_names() const { return impl_->output_names; }
 const std::vector<DType>& Predictor::output_dtypes() const { return impl_->output_dtypes; }
 const Symbol& Predictor::symbol() const { return impl_->model.symbol; }
+bool Predictor::dynamic_shapes() const { return impl_->dynamic != nullptr; }
 
 std::vector<Shape> Predictor::OutputShapes(const std::vector<Shape>& input_shapes) {
   // From a bound executor's outputs, or by shape inference: no executor
@@ -353,6 +282,7 @@ std::vector<Shape> Predictor::OutputShapes(const std::vector<Shape>& input_shape
   std::vector<Shape> shapes;
   if (impl_->pool->KnownOutputShapes(input_shapes, &shapes)) return shapes;
   const IndexedGraph g(Graph{impl_->model.symbol.outputs});
+  if (impl_->dynamic) return InferBoundShapes(g, impl_->KnownShapes(input_shapes));
   const pass::ShapeResult r = pass::InferShape(g, impl_->KnownShapes(input_shapes));
   for (size_t j = 0; j < r.out_shapes.size(); ++j)
     if (!r.out_shapes[j].is_known())
@@ -386,24 +316,14 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
     }
   }
   m.CheckShapes(shapes);
+  if (m.dynamic) return m.PredictNodes(shapes, inputs, outputs);
   // The lease returns the executor on every path, once nothing reads the
   // caller's inputs (after a kernel error too: the executor stays usable).
   ExecutorPool::Lease lease = m.pool->Acquire(shapes);
   Executor& ex = lease.ex();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const NDArray& a = lease.inputs()[i];
-    if (inputs[i].bytes != a.Bytes())
-      Fail(StatusCode::kInvalidArgument, "predictor: input '", m.input_names[i], "' of shape ",
-           a.shape().ToString(), " (", DTypeName(a.dtype()), ") needs ", a.Bytes(),
-           " bytes, given ", inputs[i].bytes);
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const NDArray& o = ex.outputs()[i];
-    if (outputs[i].bytes != o.Bytes() || (!outputs[i].data && !outputs[i].drain && o.Bytes() > 0))
-      Fail(StatusCode::kInvalidArgument, "predictor: output '", m.output_names[i], "' of shape ",
-           o.shape().ToString(), " needs a buffer of ", o.Bytes(), " bytes, given ",
-           outputs[i].bytes, outputs[i].data ? "" : " (null)");
-  }
+  m.CheckInputBytes(lease.inputs(), inputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    CheckOutputBuffer(m.output_names[i], ex.outputs()[i], outputs[i]);
   Engine::Get()->CheckCanWait("predict");  // before pushing: GPU copies read the inputs later
   const LentInputs lent(&ex, lease.inputs(), lease.input_args(),
                         inputs);  // before the lease returns
@@ -420,6 +340,10 @@ void Predictor::Predict(const std::vector<HostInput>& inputs,
 }
 
 void Predictor::SetMonitorCallback(Executor::MonitorCallback callback, bool monitor_all) {
+  if (impl_->dynamic && callback)
+    Fail(StatusCode::kNotImplemented, "predictor: a monitor cannot watch this model: it runs node ",
+         "by node, without an executor (", impl_->dynamic->node(),
+         " has output shapes that depend on the input values)");
   impl_->pool->SetMonitor(std::move(callback), monitor_all);
 }
 
@@ -443,8 +367,13 @@ void Predictor::PredictStaged(const std::vector<HostInput>& inputs,
     out[j].drain = nullptr;
   }
   Predict(in, out);
-  for (size_t j = 0; j < outputs.size(); ++j)
-    if (outputs[j].drain) outputs[j].drain(out[j].data, out[j].bytes);
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (!outputs[j].drain) continue;
+    const size_t bytes = outputs[j].shape ? static_cast<size_t>(outputs[j].shape->Size()) *
+                                                DTypeSize(impl_->output_dtypes[j])
+                                          : out[j].bytes;  // a capacity when shape is set
+    outputs[j].drain(out[j].data, bytes);
+  }
 }
 
 void Predictor::Close() {

@@ -5,6 +5,7 @@
 
 #include "executor/executor_impl.h"
 #include "pass/rewrite.h"
+#include "weft/dynamic_shape.h"
 #include "weft/executor.h"
 #include "weft/runtime.h"
 #include "weft/status.h"
@@ -40,6 +41,18 @@ void CopyWeights(const Symbol& symbol, const ParamMaps& params, const std::set<s
            "' is missing from the parameters (no 'aux:", name, "')");
     m->aux[name] = take(it->second);
   }
+}
+
+// `constant` without the operators of data-dependent output shape and what
+// reads them: those run with the inputs, node by node (dynamic_model.h); no
+// executor could compute them once.
+std::vector<bool> KeepDynamicLive(const IndexedGraph& idx, std::vector<bool> constant) {
+  for (uint32_t nid = 0; nid < idx.num_nodes(); ++nid) {
+    if (idx.node(nid).is_variable()) continue;
+    if (FindDynamicShapeOp(idx.node(nid).op()->name)) constant[nid] = false;
+    for (const auto& in : idx[nid].inputs) constant[nid] = constant[nid] && constant[in.node_id];
+  }
+  return constant;
 }
 
 }  // namespace
@@ -83,7 +96,7 @@ FrozenModel FreezeModel(const Symbol& symbol, const ParamMaps& params,
   std::vector<bool> constant(idx.num_nodes(), false);
   for (uint32_t nid = 0; nid < idx.num_nodes(); ++nid)
     if (idx.node(nid).is_variable()) constant[nid] = inputs.count(idx.node(nid).attrs.name) == 0;
-  constant = PropagateConstants(idx, std::move(constant));
+  constant = KeepDynamicLive(idx, PropagateConstants(idx, std::move(constant)));
 
   // Entries of constant op nodes that the rest of the graph reads.
   std::set<uint32_t> boundary;

@@ -40,6 +40,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * default 0: a batch takes the calls already queued) and
  * {@code batch_queue} ({@code mutex} or {@code lockfree}).
  *
+ * <p>A model whose output extents depend on the input values (ONNX's
+ * NonMaxSuppression) runs node by node: {@link #outputShape} gives each
+ * output's upper bound and {@link #predictShaped} each call's shapes; the
+ * other predict methods then need buffers of exactly the call's sizes, and
+ * {@code max_batch} and monitors are refused.
+ *
  * <p>{@link #close()} waits for calls already running; calls waiting for an
  * executor fail ("closed"), later calls throw INVALID_HANDLE, and so do
  * asynchronous calls not yet started (their future completes exceptionally).
@@ -272,28 +278,61 @@ public final class Predictor extends NativeHandle {
    * remaining() elements of each are used.
    */
   public void predict(Buffer[] inputs, long[][] shapes, Buffer[] outputs) {
-    if (inputs == null || shapes == null || outputs == null) {
-      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "inputs, shapes and outputs must not be null");
+    Call c = new Call(inputs, shapes, outputs);
+    weft_native.weft_predictor_predict(handle(), c.in.length, c.in, c.inBytes, c.shapes.indPtr,
+        c.shapes.dims, c.out.length, c.out, c.outBytes);
+  }
+
+  /**
+   * As {@link #predict(Buffer[], long[][], Buffer[])}, returning the shape of each output this
+   * call wrote (weft_predictor_predict_shaped): each output buffer's remaining() is then a
+   * capacity, at least the output's size, and the output is written at its start. For a model
+   * whose output extents depend on the input values (ONNX's NonMaxSuppression: the number of
+   * boxes kept is the first extent), {@link #outputShape} gives sizes that always suffice.
+   */
+  public long[][] predictShaped(Buffer[] inputs, long[][] shapes, Buffer[] outputs) {
+    Call c = new Call(inputs, shapes, outputs);
+    long[] indPtr = new long[c.out.length + 1];
+    long[] dims = new long[8 * c.out.length];
+    weft_native.weft_predictor_predict_shaped(handle(), c.in.length, c.in, c.inBytes,
+        c.shapes.indPtr, c.shapes.dims, c.out.length, c.out, c.outBytes, indPtr, dims, dims.length);
+    long[][] result = new long[c.out.length][];
+    for (int j = 0; j < result.length; ++j) {
+      result[j] = java.util.Arrays.copyOfRange(dims, (int) indPtr[j], (int) indPtr[j + 1]);
     }
-    if (shapes.length != inputs.length) {
-      throw new WeftException(ErrorCode.INVALID_ARGUMENT, "predict: " + inputs.length
-          + " input buffers but " + shapes.length + " shapes");
+    return result;
+  }
+
+  /** The checked arguments of an N-input predict call. */
+  private static final class Call {
+    final Buffer[] in;
+    final long[] inBytes;
+    final Buffer[] out;
+    final long[] outBytes;
+    final Csr shapes;
+
+    Call(Buffer[] inputs, long[][] shapes, Buffer[] outputs) {
+      if (inputs == null || shapes == null || outputs == null) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, "inputs, shapes and outputs must not be null");
+      }
+      if (shapes.length != inputs.length) {
+        throw new WeftException(ErrorCode.INVALID_ARGUMENT, "predict: " + inputs.length
+            + " input buffers but " + shapes.length + " shapes");
+      }
+      in = new Buffer[inputs.length];
+      inBytes = new long[inputs.length];
+      for (int i = 0; i < in.length; ++i) {
+        in[i] = DirectBuffers.at(inputs[i], "input " + i);
+        inBytes[i] = DirectBuffers.bytes(inputs[i]);
+      }
+      out = new Buffer[outputs.length];
+      outBytes = new long[outputs.length];
+      for (int j = 0; j < out.length; ++j) {
+        out[j] = DirectBuffers.at(outputs[j], "output " + j);
+        outBytes[j] = DirectBuffers.bytes(outputs[j]);
+      }
+      this.shapes = new Csr(shapes);
     }
-    Buffer[] in = new Buffer[inputs.length];
-    long[] inBytes = new long[inputs.length];
-    for (int i = 0; i < in.length; ++i) {
-      in[i] = DirectBuffers.at(inputs[i], "input " + i);
-      inBytes[i] = DirectBuffers.bytes(inputs[i]);
-    }
-    Buffer[] out = new Buffer[outputs.length];
-    long[] outBytes = new long[outputs.length];
-    for (int j = 0; j < out.length; ++j) {
-      out[j] = DirectBuffers.at(outputs[j], "output " + j);
-      outBytes[j] = DirectBuffers.bytes(outputs[j]);
-    }
-    Csr s = new Csr(shapes);
-    weft_native.weft_predictor_predict(handle(), in.length, in, inBytes, s.indPtr, s.dims,
-        out.length, out, outBytes);
   }
 
   /**
