@@ -1,8 +1,11 @@
 // ONNX export of shape and tensor operators: Flatten, Reshape (MXNet's
 // special codes resolved by shape inference), transpose, Concat,
 // SliceChannel, expand_dims, squeeze, slice_axis, clip, Cast, the
-// reductions, dot, batch_dot, constant fills.
+// reductions, dot, batch_dot, _npi_einsum, constant fills.
+#include <algorithm>
+
 #include "export_context.h"
+#include "weft/einsum.h"
 
 namespace weft {
 namespace onnx_export {
@@ -179,6 +182,38 @@ void BatchDot(Context& cx, const ExportNode& n) {
   cx.Add("MatMul", {x, y}, {n.outputs[0]}, n.name());
 }
 
+// _npi_einsum as Einsum (opset 12+) with the output term written out, so
+// that ONNX's implicit mode (letters sorted "alphabetically") cannot read
+// it differently. ONNX broadcasts only the "..." axes, and each "..." must
+// stand for as many axes: a letter's axis of extent 1 against a longer one,
+// or "..." of different lengths (both of which Weft broadcasts, as NumPy),
+// are refused.
+void Einsum(Context& cx, const ExportNode& n) {
+  if (cx.opset() < 12)
+    ThrowUnsupported("Einsum needs opset 12 (exporting at opset " + std::to_string(cx.opset()) +
+                     ")");
+  const std::string who = "node '" + n.name() + "'";
+  const op::EinsumEquation eq = op::EinsumEquation::Parse(n.params().GetString("subscripts"), who);
+  const op::EinsumLayout l = op::EinsumLayout::Bind(eq, n.in_shapes, who);
+  for (size_t i = 0; i < eq.inputs.size(); ++i) {
+    const size_t ell = static_cast<size_t>(n.in_shapes[i].ndim()) - eq.inputs[i].letters.size();
+    const auto e_max = static_cast<size_t>(std::count(l.names.begin(), l.names.end(), 0));
+    if (eq.inputs[i].ellipsis >= 0 && ell != e_max)
+      ThrowUnsupported("operand " + std::to_string(i) + "'s '...' stands for " +
+                       std::to_string(ell) + " axes, another's for more (ONNX's Einsum needs " +
+                       "the same number)");
+  }
+  for (size_t i = 0; i < l.inputs.size(); ++i)
+    for (size_t a = 0; a < l.inputs[i].size(); ++a) {
+      const int lab = l.inputs[i][a];
+      if (l.names[lab] != 0 && n.in_shapes[i][static_cast<int>(a)] == 1 && l.extents[lab] > 1)
+        ThrowUnsupported("operand " + std::to_string(i) + " broadcasts " + l.LabelName(lab) +
+                         " from extent 1 to " + std::to_string(l.extents[lab]) +
+                         " (ONNX's Einsum broadcasts only '...' axes)");
+    }
+  SetString(cx.Add("Einsum", n.inputs, {n.outputs[0]}, n.name()), "equation", eq.ExplicitText());
+}
+
 // _zeros/_ones/_full: a constant of the inferred shape.
 void Fill(Context& cx, const ExportNode& n, double value) {
   onnx::NodeProto* node =
@@ -241,6 +276,7 @@ void AddTensorConverters(ConverterTable* t) {
   (*t)["prod"] = ReduceOp<kReduceProd>;
   (*t)["dot"] = Dot;
   (*t)["batch_dot"] = BatchDot;
+  (*t)["_npi_einsum"] = Einsum;
   (*t)["_zeros"] = Zeros;
   (*t)["_ones"] = Ones;
   (*t)["_full"] = Full;

@@ -1,7 +1,8 @@
 // Converters of ONNX's layers: Conv, ConvTranspose, the pools,
-// BatchNormalization, InstanceNormalization, LayerNormalization, Gemm and
-// MatMul, onto MXNet's Convolution, Deconvolution, Pooling, BatchNorm,
-// InstanceNorm, LayerNorm, FullyConnected, dot and batch_dot.
+// BatchNormalization, InstanceNormalization, LayerNormalization, Gemm,
+// MatMul and Einsum, onto MXNet's Convolution, Deconvolution, Pooling,
+// BatchNorm, InstanceNorm, LayerNorm, FullyConnected, dot, batch_dot and
+// _npi_einsum.
 #include <algorithm>
 
 #include "import_context.h"
@@ -256,6 +257,17 @@ void ConvertMatMul(ImportContext& c) {
   c.SetOut(0, c.Op("batch_dot", {x, y}));
 }
 
+// Einsum (opset 12+): its equation is _npi_einsum's subscripts (NumPy's
+// grammar both), checked by the operator's shape inference.
+void ConvertEinsum(ImportContext& c) {
+  const auto& n = *c.node;
+  std::vector<Symbol> args;
+  for (int i = 0; i < n.input_size(); ++i) args.push_back(c.Sym(n.input(i)));
+  c.SetOut(0, c.Op("_npi_einsum", args,
+                   {{"subscripts", AttrString(n, "equation", "")},
+                    {"num_args", std::to_string(args.size())}}));
+}
+
 }  // namespace
 
 void AddNNConverters(ConverterMap* m) {
@@ -268,6 +280,7 @@ void AddNNConverters(ConverterMap* m) {
   (*m)["LayerNormalization"] = ConvertLayerNorm;
   (*m)["Gemm"] = ConvertGemm;
   (*m)["MatMul"] = ConvertMatMul;
+  (*m)["Einsum"] = ConvertEinsum;
 }
 
 }  // namespace onnx_import

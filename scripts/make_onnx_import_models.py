@@ -199,6 +199,33 @@ class NmsHead(nn.Module):
         return boxes[keep], scores[keep]
 
 
+class EinsumAttention(nn.Module):
+    """Multi-head self-attention written with torch.einsum (ONNX Einsum,
+    opset 12): per-head projections of (b, s, d) by (h, d, e) weights, the
+    scores bhqe,bhke->bhqk, the weighted values, the output projection
+    summing heads and head dims (bhse,hed->bsd), and a gain over the last
+    axis with an ellipsis (...d,d->...d)."""
+
+    def __init__(self, d=16, heads=2):
+        super().__init__()
+        e = d // heads
+        self.wq = nn.Parameter(torch.randn(heads, d, e) / d ** 0.5)
+        self.wk = nn.Parameter(torch.randn(heads, d, e) / d ** 0.5)
+        self.wv = nn.Parameter(torch.randn(heads, d, e) / d ** 0.5)
+        self.wo = nn.Parameter(torch.randn(heads, e, d) / d ** 0.5)
+        self.gain = nn.Parameter(torch.rand(d) + 0.5)
+        self.scale = 1.0 / e ** 0.5
+
+    def forward(self, x):
+        q = torch.einsum("bsd,hde->bhse", x, self.wq)
+        k = torch.einsum("bsd,hde->bhse", x, self.wk)
+        v = torch.einsum("bsd,hde->bhse", x, self.wv)
+        att = torch.softmax(torch.einsum("bhqe,bhke->bhqk", q, k) * self.scale, dim=-1)
+        y = torch.einsum("bhqk,bhke->bhqe", att, v)
+        return torch.einsum("...d,d->...d", x + torch.einsum("bhse,hed->bsd", y, self.wo),
+                            self.gain)
+
+
 def nms_anchors():
     """16 anchors of size about 4 in four clusters, so that NMS drops some."""
     g = torch.Generator().manual_seed(8)
@@ -432,6 +459,8 @@ def main():
     export("det_head", DetHead(), [torch.randn(2, 3, 16, 16), rois], 16)
     torch.manual_seed(9)
     export("nms_head", NmsHead(), [torch.randn(16, 8), nms_anchors()], 11)
+    torch.manual_seed(10)
+    export("einsum_att", EinsumAttention(), [torch.randn(2, 6, 16)], 12)
     if ONLY:
         return
     external_data_models()

@@ -1,9 +1,10 @@
-// The "cpu" reference kernels of dot, batch_dot and their gradients: a
-// plain-loop row-major GEMM (rows of C split over OpenMP threads, the inner
-// loops contiguous so the compiler can vectorise them).
+// The "cpu" reference kernels of dot, batch_dot, _npi_einsum and their
+// gradients (cpu/einsum.h): a plain-loop row-major GEMM (rows of C split over OpenMP threads, the
+// inner loops contiguous so the compiler can vectorise them).
 #include "cpu/dot.h"
 
 #include "cpu/cpu_util.h"
+#include "cpu/einsum.h"
 
 namespace weft {
 namespace cpu {
@@ -51,7 +52,10 @@ struct ReferenceGemm {
 
 }  // namespace
 
-void RegisterDotCpu(KernelRegistry* reg) { RegisterGemmKernels(reg, "cpu", 0, ReferenceGemm{}); }
+void RegisterDotCpu(KernelRegistry* reg) {
+  RegisterGemmKernels(reg, "cpu", 0, ReferenceGemm{});
+  RegisterEinsumKernels(reg, "cpu", 0, ReferenceGemm{});
+}
 
 }  // namespace cpu
 }  // namespace weft

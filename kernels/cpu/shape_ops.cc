@@ -1,11 +1,12 @@
 // CPU kernels of the shape operators: the reshaping ones copy the elements
 // (nothing when the output aliases the input); transpose walks the output
 // in order with an odometer over the permuted input strides, a row at a
-// time (a memcpy per row when the last axis stays last).
+// time (a memcpy per row when the last axis stays last; cpu/transpose.h).
 #include <cstring>
 #include <vector>
 
 #include "cpu/cpu_util.h"
+#include "cpu/transpose.h"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -40,43 +41,6 @@ std::vector<int> TransposePerm(const NodeAttrs& attrs, int nd) {
       perm[i] = static_cast<int>(axes[i] < 0 ? axes[i] + nd : axes[i]);
   }
   return perm;
-}
-
-template <typename T>
-void TransposeLoop(const T* x, const Shape& xs, const std::vector<int>& perm, OpReq req, T* y) {
-  const int nd = xs.ndim();
-  std::vector<int64_t> xstride(nd, 1);
-  for (int i = nd - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xs[i + 1];
-  std::vector<int64_t> ydim(nd), ystride_in(nd);
-  for (int i = 0; i < nd; ++i) {
-    ydim[i] = xs[perm[i]];
-    ystride_in[i] = xstride[perm[i]];
-  }
-  const int64_t total = xs.Size();
-  if (nd == 0) {
-    if (total) Store(req, y, x[0]);
-    return;
-  }
-  const int64_t inner = ydim[nd - 1], inner_stride = ystride_in[nd - 1];
-  const int64_t rows = inner > 0 ? total / inner : 0;
-  // A last axis that stays last (a transformer's (0, 2, 1, 3) head split)
-  // moves whole rows: copied as such, and split over the threads by
-  // elements, not rows (a head split has few, long rows).
-  const bool row_copy = inner_stride == 1 && req != OpReq::kAdd;
-#pragma omp parallel for schedule(static) if (total >= kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r) {
-    // Source offset of output row r (all axes but the last).
-    int64_t rem = r, src = 0;
-    for (int i = nd - 2; i >= 0; --i) {
-      src += (rem % ydim[i]) * ystride_in[i];
-      rem /= ydim[i];
-    }
-    T* yr = y + r * inner;
-    if (row_copy)
-      std::memcpy(yr, x + src, inner * sizeof(T));
-    else
-      for (int64_t j = 0; j < inner; ++j) Store(req, &yr[j], x[src + j * inner_stride]);
-  }
 }
 
 void TransposeKernel(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,

@@ -1,4 +1,5 @@
-// The "dnnl" kernels of dot, batch_dot and their gradients: the GEMMs of
+// The "dnnl" kernels of dot, batch_dot, _npi_einsum (cpu/einsum.h) and
+// their gradients: the GEMMs of
 // kernels/cpu/dot.h on oneDNN's sgemm (float32; float64 keeps OpenBLAS's
 // cblas_dgemm, kernels/blas/blas_gemm.h). Besides the AVX-512 kernels,
 // this keeps a transformer's attention products on the OpenMP threads
@@ -14,6 +15,7 @@
 
 #include "blas/blas_gemm.h"
 #include "cpu/dot.h"
+#include "cpu/einsum.h"
 #include "dnnl/dnnl_util.h"
 
 namespace weft {
@@ -72,6 +74,7 @@ struct DnnlGemm {
 void RegisterDotDnnl(KernelRegistry* reg) {
   InitDnnl();
   cpu::RegisterGemmKernels(reg, "dnnl", kDnnlDotPriority, DnnlGemm{});
+  cpu::RegisterEinsumKernels(reg, "dnnl", kDnnlDotPriority, DnnlGemm{});
 }
 
 }  // namespace onednn

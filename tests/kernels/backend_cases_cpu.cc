@@ -1,8 +1,9 @@
-// Backend cases of the ops the CPU has several kernels for: dot and
-// batch_dot (OpenBLAS "blas"); Convolution, FullyConnected, RNN and the
-// channel-blocked _fused_Convolution and _blocked_Pooling (oneDNN "dnnl",
-// when built), forward and backward. On a GPU machine the same cases
-// compare the CUDA kernels of the ops that have one.
+// Backend cases of the ops the CPU has several kernels for: dot,
+// batch_dot and _npi_einsum (OpenBLAS "blas", oneDNN "dnnl"); Convolution,
+// FullyConnected, RNN and the channel-blocked _fused_Convolution and
+// _blocked_Pooling (oneDNN "dnnl", when built), forward and backward. On a
+// GPU machine the same cases compare the CUDA kernels of the ops that have
+// one.
 #include "util/backend_harness.h"
 #include "util/op_refs.h"
 
@@ -59,6 +60,25 @@ WEFT_BACKEND_CASES(dot) {
   add("batch_dot", {3, 2, 4}, {3, 4, 5}, false, false);
   add("batch_dot", {3, 4, 2}, {3, 5, 4}, true, true);
   add("batch_dot", {2, 3, 2, 4}, {2, 3, 4, 5}, false, false);
+  return cases;
+}
+
+// _npi_einsum and its backward (ograd, operands...): GEMM-sized products
+// (each backend's GEMM) and loop-sized ones, a diagonal, three operands.
+WEFT_BACKEND_CASES(einsum) {
+  std::vector<BackendCase> cases;
+  auto add = [&](const std::string& sub, const std::vector<In>& in) {
+    std::vector<BackendCase> both = ForwardAndBackward(
+        "_npi_einsum", in, {{"subscripts", sub}, {"num_args", std::to_string(in.size())}});
+    both[1].op = "_backward_npi_einsum";  // MXNet's name drops the forward's underscore
+    Append(&cases, both);
+  };
+  add("ij,jk->ik", {{Shape{24, 32}}, {Shape{32, 16}}});
+  add("bhqd,bhkd->bhqk", {{Shape{2, 2, 16, 8}}, {Shape{2, 2, 12, 8}}});
+  add("bqhd,bkhd->bhqk", {{Shape{2, 16, 2, 8}}, {Shape{2, 12, 2, 8}}});
+  add("ij,jk->ik", {{Shape{3, 4}}, {Shape{4, 5}}});
+  add("iij,jk->ik", {{Shape{3, 3, 4}}, {Shape{4, 5}}});
+  add("ij,jk,kl->il", {{Shape{12, 16}}, {Shape{16, 20}}, {Shape{20, 10}}});
   return cases;
 }
 

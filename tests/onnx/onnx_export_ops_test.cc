@@ -184,6 +184,42 @@ TEST(OnnxExportOps, EncDecAttentionShapesAgree) {
   EXPECT_EQ(dims.dim(2).dim_value(), 8);
 }
 
+// _npi_einsum is Einsum from opset 12 with its output term written out
+// (implicit mode: the letters that appear once, sorted); ONNX broadcasts
+// only '...' axes and has no Einsum before 12.
+TEST(OnnxExportOps, EinsumWithItsOutputWrittenOut) {
+  auto einsum = [](const std::vector<Symbol>& in, const std::string& sub, const std::string& name) {
+    return Op("_npi_einsum", in, {{"subscripts", sub}, {"num_args", std::to_string(in.size())}},
+              name);
+  };
+  Symbol s = einsum({Var("data"), Var("w")}, " kj , ji ", "mm");
+  s = einsum({s, Var("v")}, "...i,...i->...", "dots");
+  test::Exported e = Export(s, {{"data", Shape{3, 4}}, {"w", Shape{4, 5}}, {"v", Shape{5, 3}}});
+  auto nodes = test::NodesOf(e.model, "Einsum");
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0]->attribute(0).s(), "kj,ji->ik");
+  EXPECT_EQ(nodes[1]->attribute(0).s(), "...i,...i->...");
+  test::ExpectError(
+      [&] {
+        Export(s, {{"data", Shape{3, 4}}, {"w", Shape{4, 5}}, {"v", Shape{5, 3}}}, {}, 11);
+      },
+      StatusCode::kNotImplemented,
+      {"node 'mm': Einsum needs opset 12 (exporting at opset 11)", "node 'dots'"});
+  Symbol b = einsum({Var("data"), Var("w")}, "ij,jk->ik", "bc");
+  test::ExpectError(
+      [&] {
+        Export(b, {{"data", Shape{3, 1}}, {"w", Shape{4, 5}}});
+      },
+      StatusCode::kNotImplemented,
+      {"node 'bc': operand 0 broadcasts letter 'j' from extent 1 to 4"});
+  Symbol r = einsum({Var("data"), Var("w")}, "...j,...j->...", "ranks");
+  test::ExpectError(
+      [&] {
+        Export(r, {{"data", Shape{2, 3, 4}}, {"w", Shape{3, 4}}});
+      },
+      StatusCode::kNotImplemented, {"node 'ranks': operand 1's '...' stands for 1"});
+}
+
 TEST(OnnxExportOps, UnsupportedNodesAreAllListed) {
   Symbol a = Op("Pooling", {Var("data")},
                 {{"kernel", "(3,3)"},

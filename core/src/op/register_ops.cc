@@ -47,6 +47,7 @@ void RegisterQuantizedElemwise(OpRegistry* reg);
 void RegisterAssign(OpRegistry* reg);
 void RegisterReduce(OpRegistry* reg);
 void RegisterDot(OpRegistry* reg);
+void RegisterEinsum(OpRegistry* reg);
 void RegisterInit(OpRegistry* reg);
 void RegisterRandom(OpRegistry* reg);
 void RegisterElemwiseSum(OpRegistry* reg);
@@ -108,6 +109,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterAssign(reg);
   op::RegisterReduce(reg);
   op::RegisterDot(reg);
+  op::RegisterEinsum(reg);
   op::RegisterInit(reg);
   op::RegisterRandom(reg);
   op::RegisterElemwiseSum(reg);

@@ -148,10 +148,14 @@ TEST(OnnxImportModels, Opset18Inputs) { CheckModel("opset18", 1e-6); }
 // float_data field.
 TEST(OnnxImportModels, ExternalDataAndTypedFields) { CheckModel("ext_data", 1e-5); }
 
+// Attention written with torch.einsum (opset 12): projections by per-head
+// weights, scores, weighted values, the output projection, an ellipsis.
+TEST(OnnxImportModels, EinsumAttention) { CheckModel("einsum_att", 1e-5); }
+
 TEST(OnnxImportModels, SupportedOpsListed) {
   const std::vector<std::string> ops = OnnxSupportedOps();
   for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
-                         "LSTM", "GRU", "Shape", "ConstantOfShape", "Softmax"})
+                         "LSTM", "GRU", "Shape", "ConstantOfShape", "Softmax", "Einsum"})
     EXPECT_TRUE(std::count(ops.begin(), ops.end(), op)) << op;
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
 }
