@@ -690,612 +690,623 @@ typedef _goslice_ swig_type_656;
 typedef long long swig_type_657;
 typedef _goslice_ swig_type_658;
 typedef _gostring_ swig_type_659;
-typedef _goslice_ swig_type_660;
-typedef long long swig_type_661;
+typedef long long swig_type_660;
+typedef _goslice_ swig_type_661;
 typedef _goslice_ swig_type_662;
-typedef long long swig_type_663;
-typedef _goslice_ swig_type_664;
-typedef long long swig_type_665;
-typedef _gostring_ swig_type_666;
+typedef _goslice_ swig_type_663;
+typedef long long swig_type_664;
+typedef _goslice_ swig_type_665;
+typedef _goslice_ swig_type_666;
 typedef _goslice_ swig_type_667;
-typedef _gostring_ swig_type_668;
+typedef long long swig_type_668;
 typedef _gostring_ swig_type_669;
-typedef _gostring_ swig_type_670;
-typedef _goslice_ swig_type_671;
-typedef _gostring_ swig_type_672;
-typedef _goslice_ swig_type_673;
-typedef _gostring_ swig_type_674;
-typedef _goslice_ swig_type_675;
-typedef _goslice_ swig_type_676;
-typedef _gostring_ swig_type_677;
-typedef long long swig_type_678;
+typedef _goslice_ swig_type_670;
+typedef long long swig_type_671;
+typedef _goslice_ swig_type_672;
+typedef long long swig_type_673;
+typedef _goslice_ swig_type_674;
+typedef long long swig_type_675;
+typedef _gostring_ swig_type_676;
+typedef _goslice_ swig_type_677;
+typedef _gostring_ swig_type_678;
 typedef _gostring_ swig_type_679;
-typedef _goslice_ swig_type_680;
-typedef _gostring_ swig_type_681;
-typedef long long swig_type_682;
-typedef _gostring_ swig_type_683;
-typedef _goslice_ swig_type_684;
-typedef _gostring_ swig_type_685;
-typedef long long swig_type_686;
+typedef _gostring_ swig_type_680;
+typedef _goslice_ swig_type_681;
+typedef _gostring_ swig_type_682;
+typedef _goslice_ swig_type_683;
+typedef _gostring_ swig_type_684;
+typedef _goslice_ swig_type_685;
+typedef _goslice_ swig_type_686;
 typedef _gostring_ swig_type_687;
-typedef _goslice_ swig_type_688;
+typedef long long swig_type_688;
 typedef _gostring_ swig_type_689;
-typedef long long swig_type_690;
+typedef _goslice_ swig_type_690;
 typedef _gostring_ swig_type_691;
-typedef _goslice_ swig_type_692;
-typedef _goslice_ swig_type_693;
-typedef _gostring_ swig_type_694;
+typedef long long swig_type_692;
+typedef _gostring_ swig_type_693;
+typedef _goslice_ swig_type_694;
 typedef _gostring_ swig_type_695;
-typedef _gostring_ swig_type_696;
-typedef _goslice_ swig_type_697;
+typedef long long swig_type_696;
+typedef _gostring_ swig_type_697;
 typedef _goslice_ swig_type_698;
-typedef _goslice_ swig_type_699;
-typedef _goslice_ swig_type_700;
+typedef _gostring_ swig_type_699;
+typedef long long swig_type_700;
 typedef _gostring_ swig_type_701;
-typedef _gostring_ swig_type_702;
-typedef _gostring_ swig_type_703;
+typedef _goslice_ swig_type_702;
+typedef _goslice_ swig_type_703;
 typedef _gostring_ swig_type_704;
 typedef _gostring_ swig_type_705;
 typedef _gostring_ swig_type_706;
 typedef _goslice_ swig_type_707;
-typedef _gostring_ swig_type_708;
+typedef _goslice_ swig_type_708;
 typedef _goslice_ swig_type_709;
-typedef _gostring_ swig_type_710;
-typedef _goslice_ swig_type_711;
+typedef _goslice_ swig_type_710;
+typedef _gostring_ swig_type_711;
 typedef _gostring_ swig_type_712;
-typedef _goslice_ swig_type_713;
+typedef _gostring_ swig_type_713;
 typedef _gostring_ swig_type_714;
-typedef _goslice_ swig_type_715;
-typedef long long swig_type_716;
+typedef _gostring_ swig_type_715;
+typedef _gostring_ swig_type_716;
 typedef _goslice_ swig_type_717;
-typedef _goslice_ swig_type_718;
-typedef _gostring_ swig_type_719;
-typedef _goslice_ swig_type_720;
-typedef long long swig_type_721;
-typedef _goslice_ swig_type_722;
-typedef _gostring_ swig_type_723;
-typedef _goslice_ swig_type_724;
-typedef long long swig_type_725;
-typedef _goslice_ swig_type_726;
+typedef _gostring_ swig_type_718;
+typedef _goslice_ swig_type_719;
+typedef _gostring_ swig_type_720;
+typedef _goslice_ swig_type_721;
+typedef _gostring_ swig_type_722;
+typedef _goslice_ swig_type_723;
+typedef _gostring_ swig_type_724;
+typedef _goslice_ swig_type_725;
+typedef long long swig_type_726;
 typedef _goslice_ swig_type_727;
-typedef long long swig_type_728;
-typedef _goslice_ swig_type_729;
-typedef _gostring_ swig_type_730;
-typedef _goslice_ swig_type_731;
-typedef long long swig_type_732;
-typedef _goslice_ swig_type_733;
+typedef _goslice_ swig_type_728;
+typedef _gostring_ swig_type_729;
+typedef _goslice_ swig_type_730;
+typedef long long swig_type_731;
+typedef _goslice_ swig_type_732;
+typedef _gostring_ swig_type_733;
 typedef _goslice_ swig_type_734;
 typedef long long swig_type_735;
 typedef _goslice_ swig_type_736;
-typedef _gostring_ swig_type_737;
-typedef _goslice_ swig_type_738;
-typedef _gostring_ swig_type_739;
-typedef _goslice_ swig_type_740;
-typedef _gostring_ swig_type_741;
-typedef _goslice_ swig_type_742;
-typedef _gostring_ swig_type_743;
-typedef long long swig_type_744;
-typedef _gostring_ swig_type_745;
-typedef _gostring_ swig_type_746;
-typedef _goslice_ swig_type_747;
-typedef _gostring_ swig_type_748;
-typedef _goslice_ swig_type_749;
-typedef _gostring_ swig_type_750;
-typedef _goslice_ swig_type_751;
-typedef long long swig_type_752;
-typedef _goslice_ swig_type_753;
+typedef _goslice_ swig_type_737;
+typedef long long swig_type_738;
+typedef _goslice_ swig_type_739;
+typedef _gostring_ swig_type_740;
+typedef _goslice_ swig_type_741;
+typedef long long swig_type_742;
+typedef _goslice_ swig_type_743;
+typedef _goslice_ swig_type_744;
+typedef long long swig_type_745;
+typedef _goslice_ swig_type_746;
+typedef _gostring_ swig_type_747;
+typedef _goslice_ swig_type_748;
+typedef _gostring_ swig_type_749;
+typedef _goslice_ swig_type_750;
+typedef _gostring_ swig_type_751;
+typedef _goslice_ swig_type_752;
+typedef _gostring_ swig_type_753;
 typedef long long swig_type_754;
-typedef _goslice_ swig_type_755;
+typedef _gostring_ swig_type_755;
 typedef _gostring_ swig_type_756;
-typedef _gostring_ swig_type_757;
+typedef _goslice_ swig_type_757;
 typedef _gostring_ swig_type_758;
-typedef _gostring_ swig_type_759;
-typedef _goslice_ swig_type_760;
-typedef long long swig_type_761;
-typedef _goslice_ swig_type_762;
-typedef _gostring_ swig_type_763;
-typedef _gostring_ swig_type_764;
-typedef _gostring_ swig_type_765;
+typedef _goslice_ swig_type_759;
+typedef _gostring_ swig_type_760;
+typedef _goslice_ swig_type_761;
+typedef long long swig_type_762;
+typedef _goslice_ swig_type_763;
+typedef long long swig_type_764;
+typedef _goslice_ swig_type_765;
 typedef _gostring_ swig_type_766;
 typedef _gostring_ swig_type_767;
-typedef _goslice_ swig_type_768;
+typedef _gostring_ swig_type_768;
 typedef _gostring_ swig_type_769;
-typedef long long swig_type_770;
-typedef _gostring_ swig_type_771;
-typedef long long swig_type_772;
-typedef long long swig_type_773;
+typedef _goslice_ swig_type_770;
+typedef long long swig_type_771;
+typedef _goslice_ swig_type_772;
+typedef _gostring_ swig_type_773;
 typedef _gostring_ swig_type_774;
-typedef _goslice_ swig_type_775;
+typedef _gostring_ swig_type_775;
 typedef _gostring_ swig_type_776;
 typedef _gostring_ swig_type_777;
-typedef _gostring_ swig_type_778;
+typedef _goslice_ swig_type_778;
 typedef _gostring_ swig_type_779;
-typedef _gostring_ swig_type_780;
-typedef _goslice_ swig_type_781;
-typedef _gostring_ swig_type_782;
-typedef _goslice_ swig_type_783;
-typedef _goslice_ swig_type_784;
+typedef long long swig_type_780;
+typedef _gostring_ swig_type_781;
+typedef long long swig_type_782;
+typedef long long swig_type_783;
+typedef _gostring_ swig_type_784;
 typedef _goslice_ swig_type_785;
 typedef _gostring_ swig_type_786;
-typedef long long swig_type_787;
-typedef _goslice_ swig_type_788;
-typedef _goslice_ swig_type_789;
+typedef _gostring_ swig_type_787;
+typedef _gostring_ swig_type_788;
+typedef _gostring_ swig_type_789;
 typedef _gostring_ swig_type_790;
 typedef _goslice_ swig_type_791;
 typedef _gostring_ swig_type_792;
 typedef _goslice_ swig_type_793;
-typedef long long swig_type_794;
+typedef _goslice_ swig_type_794;
 typedef _goslice_ swig_type_795;
 typedef _gostring_ swig_type_796;
 typedef long long swig_type_797;
-typedef _gostring_ swig_type_798;
+typedef _goslice_ swig_type_798;
 typedef _goslice_ swig_type_799;
 typedef _gostring_ swig_type_800;
-typedef _gostring_ swig_type_801;
+typedef _goslice_ swig_type_801;
 typedef _gostring_ swig_type_802;
 typedef _goslice_ swig_type_803;
 typedef long long swig_type_804;
-typedef long long swig_type_805;
-typedef long long swig_type_806;
+typedef _goslice_ swig_type_805;
+typedef _gostring_ swig_type_806;
 typedef long long swig_type_807;
-typedef _goslice_ swig_type_808;
-typedef _gostring_ swig_type_809;
-typedef long long swig_type_810;
-typedef _goslice_ swig_type_811;
-typedef _goslice_ swig_type_812;
+typedef _gostring_ swig_type_808;
+typedef _goslice_ swig_type_809;
+typedef _gostring_ swig_type_810;
+typedef _gostring_ swig_type_811;
+typedef _gostring_ swig_type_812;
 typedef _goslice_ swig_type_813;
-typedef _goslice_ swig_type_814;
-typedef _goslice_ swig_type_815;
-typedef _gostring_ swig_type_816;
+typedef long long swig_type_814;
+typedef long long swig_type_815;
+typedef long long swig_type_816;
 typedef long long swig_type_817;
 typedef _goslice_ swig_type_818;
-typedef long long swig_type_819;
-typedef _goslice_ swig_type_820;
-typedef _gostring_ swig_type_821;
-typedef long long swig_type_822;
-typedef _gostring_ swig_type_823;
+typedef _gostring_ swig_type_819;
+typedef long long swig_type_820;
+typedef _goslice_ swig_type_821;
+typedef _goslice_ swig_type_822;
+typedef _goslice_ swig_type_823;
 typedef _goslice_ swig_type_824;
-typedef _gostring_ swig_type_825;
-typedef long long swig_type_826;
-typedef _gostring_ swig_type_827;
+typedef _goslice_ swig_type_825;
+typedef _gostring_ swig_type_826;
+typedef long long swig_type_827;
 typedef _goslice_ swig_type_828;
 typedef long long swig_type_829;
-typedef _gostring_ swig_type_830;
-typedef _goslice_ swig_type_831;
+typedef _goslice_ swig_type_830;
+typedef _gostring_ swig_type_831;
 typedef long long swig_type_832;
 typedef _gostring_ swig_type_833;
 typedef _goslice_ swig_type_834;
-typedef _goslice_ swig_type_835;
-typedef _goslice_ swig_type_836;
+typedef _gostring_ swig_type_835;
+typedef long long swig_type_836;
 typedef _gostring_ swig_type_837;
-typedef long long swig_type_838;
-typedef _gostring_ swig_type_839;
-typedef _goslice_ swig_type_840;
-typedef long long swig_type_841;
-typedef _gostring_ swig_type_842;
-typedef _goslice_ swig_type_843;
-typedef _gostring_ swig_type_844;
-typedef long long swig_type_845;
-typedef _gostring_ swig_type_846;
+typedef _goslice_ swig_type_838;
+typedef long long swig_type_839;
+typedef _gostring_ swig_type_840;
+typedef _goslice_ swig_type_841;
+typedef long long swig_type_842;
+typedef _gostring_ swig_type_843;
+typedef _goslice_ swig_type_844;
+typedef _goslice_ swig_type_845;
+typedef _goslice_ swig_type_846;
 typedef _gostring_ swig_type_847;
 typedef long long swig_type_848;
 typedef _gostring_ swig_type_849;
-typedef long long swig_type_850;
-typedef _gostring_ swig_type_851;
-typedef _goslice_ swig_type_852;
+typedef _goslice_ swig_type_850;
+typedef long long swig_type_851;
+typedef _gostring_ swig_type_852;
 typedef _goslice_ swig_type_853;
-typedef _goslice_ swig_type_854;
-typedef _gostring_ swig_type_855;
-typedef long long swig_type_856;
+typedef _gostring_ swig_type_854;
+typedef long long swig_type_855;
+typedef _gostring_ swig_type_856;
 typedef _gostring_ swig_type_857;
-typedef _goslice_ swig_type_858;
-typedef long long swig_type_859;
-typedef _gostring_ swig_type_860;
-typedef _goslice_ swig_type_861;
-typedef _gostring_ swig_type_862;
-typedef long long swig_type_863;
-typedef _gostring_ swig_type_864;
+typedef long long swig_type_858;
+typedef _gostring_ swig_type_859;
+typedef long long swig_type_860;
+typedef _gostring_ swig_type_861;
+typedef _goslice_ swig_type_862;
+typedef _goslice_ swig_type_863;
+typedef _goslice_ swig_type_864;
 typedef _gostring_ swig_type_865;
-typedef _gostring_ swig_type_866;
-typedef long long swig_type_867;
-typedef _gostring_ swig_type_868;
+typedef long long swig_type_866;
+typedef _gostring_ swig_type_867;
+typedef _goslice_ swig_type_868;
 typedef long long swig_type_869;
 typedef _gostring_ swig_type_870;
 typedef _goslice_ swig_type_871;
-typedef _goslice_ swig_type_872;
-typedef _goslice_ swig_type_873;
+typedef _gostring_ swig_type_872;
+typedef long long swig_type_873;
 typedef _gostring_ swig_type_874;
 typedef _gostring_ swig_type_875;
 typedef _gostring_ swig_type_876;
-typedef _goslice_ swig_type_877;
+typedef long long swig_type_877;
 typedef _gostring_ swig_type_878;
-typedef _gostring_ swig_type_879;
+typedef long long swig_type_879;
 typedef _gostring_ swig_type_880;
-typedef long long swig_type_881;
-typedef _gostring_ swig_type_882;
+typedef _goslice_ swig_type_881;
+typedef _goslice_ swig_type_882;
 typedef _goslice_ swig_type_883;
-typedef long long swig_type_884;
-typedef _goslice_ swig_type_885;
+typedef _gostring_ swig_type_884;
+typedef _gostring_ swig_type_885;
 typedef _gostring_ swig_type_886;
 typedef _goslice_ swig_type_887;
 typedef _gostring_ swig_type_888;
-typedef long long swig_type_889;
-typedef _goslice_ swig_type_890;
-typedef _gostring_ swig_type_891;
-typedef _goslice_ swig_type_892;
-typedef long long swig_type_893;
-typedef _goslice_ swig_type_894;
-typedef _gostring_ swig_type_895;
-typedef _goslice_ swig_type_896;
-typedef long long swig_type_897;
+typedef _gostring_ swig_type_889;
+typedef _gostring_ swig_type_890;
+typedef long long swig_type_891;
+typedef _gostring_ swig_type_892;
+typedef _goslice_ swig_type_893;
+typedef long long swig_type_894;
+typedef _goslice_ swig_type_895;
+typedef _gostring_ swig_type_896;
+typedef _goslice_ swig_type_897;
 typedef _gostring_ swig_type_898;
-typedef _gostring_ swig_type_899;
-typedef _gostring_ swig_type_900;
+typedef long long swig_type_899;
+typedef _goslice_ swig_type_900;
 typedef _gostring_ swig_type_901;
-typedef _gostring_ swig_type_902;
-typedef _goslice_ swig_type_903;
+typedef _goslice_ swig_type_902;
+typedef long long swig_type_903;
 typedef _goslice_ swig_type_904;
 typedef _gostring_ swig_type_905;
-typedef long long swig_type_906;
-typedef _gostring_ swig_type_907;
+typedef _goslice_ swig_type_906;
+typedef long long swig_type_907;
 typedef _gostring_ swig_type_908;
 typedef _gostring_ swig_type_909;
 typedef _gostring_ swig_type_910;
-typedef _goslice_ swig_type_911;
+typedef _gostring_ swig_type_911;
 typedef _gostring_ swig_type_912;
-typedef _gostring_ swig_type_913;
-typedef _gostring_ swig_type_914;
-typedef _goslice_ swig_type_915;
-typedef _gostring_ swig_type_916;
+typedef _goslice_ swig_type_913;
+typedef _goslice_ swig_type_914;
+typedef _gostring_ swig_type_915;
+typedef long long swig_type_916;
 typedef _gostring_ swig_type_917;
 typedef _gostring_ swig_type_918;
-typedef _goslice_ swig_type_919;
+typedef _gostring_ swig_type_919;
 typedef _gostring_ swig_type_920;
-typedef _gostring_ swig_type_921;
+typedef _goslice_ swig_type_921;
 typedef _gostring_ swig_type_922;
 typedef _gostring_ swig_type_923;
 typedef _gostring_ swig_type_924;
-typedef _gostring_ swig_type_925;
+typedef _goslice_ swig_type_925;
 typedef _gostring_ swig_type_926;
-typedef long long swig_type_927;
+typedef _gostring_ swig_type_927;
 typedef _gostring_ swig_type_928;
-typedef _gostring_ swig_type_929;
+typedef _goslice_ swig_type_929;
 typedef _gostring_ swig_type_930;
-typedef _goslice_ swig_type_931;
+typedef _gostring_ swig_type_931;
 typedef _gostring_ swig_type_932;
 typedef _gostring_ swig_type_933;
-typedef long long swig_type_934;
+typedef _gostring_ swig_type_934;
 typedef _gostring_ swig_type_935;
-typedef _goslice_ swig_type_936;
-typedef _goslice_ swig_type_937;
-typedef _goslice_ swig_type_938;
-typedef _goslice_ swig_type_939;
-typedef _goslice_ swig_type_940;
-typedef _gostring_ swig_type_941;
+typedef _gostring_ swig_type_936;
+typedef long long swig_type_937;
+typedef _gostring_ swig_type_938;
+typedef _gostring_ swig_type_939;
+typedef _gostring_ swig_type_940;
+typedef _goslice_ swig_type_941;
 typedef _gostring_ swig_type_942;
 typedef _gostring_ swig_type_943;
 typedef long long swig_type_944;
 typedef _gostring_ swig_type_945;
 typedef _goslice_ swig_type_946;
 typedef _goslice_ swig_type_947;
-typedef _gostring_ swig_type_948;
+typedef _goslice_ swig_type_948;
 typedef _goslice_ swig_type_949;
-typedef _gostring_ swig_type_950;
-typedef long long swig_type_951;
+typedef _goslice_ swig_type_950;
+typedef _gostring_ swig_type_951;
 typedef _gostring_ swig_type_952;
-typedef _goslice_ swig_type_953;
+typedef _gostring_ swig_type_953;
 typedef long long swig_type_954;
 typedef _gostring_ swig_type_955;
 typedef _goslice_ swig_type_956;
-typedef long long swig_type_957;
+typedef _goslice_ swig_type_957;
 typedef _gostring_ swig_type_958;
 typedef _goslice_ swig_type_959;
-typedef _goslice_ swig_type_960;
-typedef _gostring_ swig_type_961;
-typedef _goslice_ swig_type_962;
-typedef _gostring_ swig_type_963;
-typedef _gostring_ swig_type_964;
+typedef _gostring_ swig_type_960;
+typedef long long swig_type_961;
+typedef _gostring_ swig_type_962;
+typedef _goslice_ swig_type_963;
+typedef long long swig_type_964;
 typedef _gostring_ swig_type_965;
-typedef long long swig_type_966;
-typedef _gostring_ swig_type_967;
-typedef _goslice_ swig_type_968;
+typedef _goslice_ swig_type_966;
+typedef long long swig_type_967;
+typedef _gostring_ swig_type_968;
 typedef _goslice_ swig_type_969;
-typedef _gostring_ swig_type_970;
-typedef _goslice_ swig_type_971;
-extern void _wrap_Swig_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53(void);
-extern swig_type_1 _wrap_weft_binding_library_path_capi_df5844a07fabea53(void);
-extern swig_type_2 _wrap_weft_version_capi_df5844a07fabea53(void);
-extern swig_intgo _wrap_weft_abi_version_capi_df5844a07fabea53(void);
-extern swig_type_3 _wrap_weft_live_handle_count_capi_df5844a07fabea53(void);
-extern swig_type_4 _wrap_weft_storage_stats_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
-extern swig_type_7 _wrap_weft_device_count_capi_df5844a07fabea53(swig_intgo arg1, swig_type_8 arg2);
-extern swig_type_9 _wrap_weft_device_memory_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
-extern swig_type_12 _wrap_weft_random_seed_capi_df5844a07fabea53(swig_type_13 arg1);
-extern swig_type_14 _wrap_weft_wait_all_capi_df5844a07fabea53(void);
-extern swig_type_15 _wrap_weft_string_list_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_16 arg2);
-extern swig_type_17 _wrap_weft_string_list_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
-extern swig_type_20 _wrap_weft_string_list_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_21 _wrap_weft_op_count_capi_df5844a07fabea53(swig_type_22 arg1);
-extern swig_type_23 _wrap_weft_op_name_capi_df5844a07fabea53(swig_type_24 arg1, swig_type_25 arg2);
-extern swig_type_26 _wrap_weft_op_info_capi_df5844a07fabea53(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_type_30 _wrap_weft_op_param_capi_df5844a07fabea53(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
-extern swig_type_37 _wrap_weft_op_aliases_capi_df5844a07fabea53(swig_type_38 arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_weft_op_invoke_capi_df5844a07fabea53(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
-extern swig_type_50 _wrap_weft_op_invoke_into_capi_df5844a07fabea53(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
-extern swig_type_60 _wrap_weft_ndarray_create_capi_df5844a07fabea53(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
-extern swig_type_63 _wrap_weft_ndarray_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_64 _wrap_weft_ndarray_ndim_capi_df5844a07fabea53(uintptr_t arg1, swig_type_65 arg2);
-extern swig_type_66 _wrap_weft_ndarray_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_type_69 _wrap_weft_ndarray_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_70 arg2);
-extern swig_type_71 _wrap_weft_ndarray_dtype_capi_df5844a07fabea53(uintptr_t arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_weft_ndarray_context_capi_df5844a07fabea53(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
-extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
-extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
-extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
-extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_weft_ndarray_reshape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
-extern swig_type_87 _wrap_weft_ndarray_slice_capi_df5844a07fabea53(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
-extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_93 _wrap_weft_ndarray_save_file_capi_df5844a07fabea53(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
-extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
-extern swig_type_103 _wrap_weft_buffer_data_capi_df5844a07fabea53(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_type_106 _wrap_weft_buffer_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_107 _wrap_weft_ndarray_load_file_capi_df5844a07fabea53(swig_type_108 arg1, swig_type_109 arg2);
-extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_weft_ndarray_list_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
-extern swig_type_116 _wrap_weft_ndarray_list_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
-extern swig_type_119 _wrap_weft_ndarray_list_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_weft_ndarray_list_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_123 _wrap_weft_ndarray_list_create_capi_df5844a07fabea53(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
-extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(swig_type_129 arg1, swig_type_130 arg2);
-extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(uintptr_t arg1, swig_type_132 arg2);
-extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(uintptr_t arg1, swig_type_137 arg2);
-extern swig_type_138 _wrap_weft_symbol_create_variable_capi_df5844a07fabea53(swig_type_139 arg1, swig_type_140 arg2);
-extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
-extern swig_type_147 _wrap_weft_symbol_compose_capi_df5844a07fabea53(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
-extern swig_type_152 _wrap_weft_symbol_group_capi_df5844a07fabea53(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_type_156 _wrap_weft_symbol_copy_capi_df5844a07fabea53(uintptr_t arg1, swig_type_157 arg2);
-extern swig_type_158 _wrap_weft_symbol_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_160 arg2);
-extern swig_type_161 _wrap_weft_symbol_get_output_capi_df5844a07fabea53(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
-extern swig_type_164 _wrap_weft_symbol_get_internals_capi_df5844a07fabea53(uintptr_t arg1, swig_type_165 arg2);
-extern swig_type_166 _wrap_weft_symbol_get_children_capi_df5844a07fabea53(uintptr_t arg1, swig_type_167 arg2);
-extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_171 arg2);
-extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_173 arg2);
-extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_175 arg2);
-extern swig_type_176 _wrap_weft_symbol_get_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_177 arg2);
-extern swig_type_178 _wrap_weft_symbol_get_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
-extern swig_type_181 _wrap_weft_symbol_set_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
-extern swig_type_184 _wrap_weft_symbol_list_attr_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
-extern swig_type_187 _wrap_weft_symbol_summary_capi_df5844a07fabea53(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
-extern swig_type_193 _wrap_weft_symbol_to_dot_capi_df5844a07fabea53(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
-extern swig_type_202 _wrap_weft_symbol_to_json_capi_df5844a07fabea53(uintptr_t arg1, swig_type_203 arg2);
-extern swig_type_204 _wrap_weft_symbol_save_file_capi_df5844a07fabea53(uintptr_t arg1, swig_type_205 arg2);
-extern swig_type_206 _wrap_weft_symbol_from_json_capi_df5844a07fabea53(swig_type_207 arg1, swig_type_208 arg2);
-extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(swig_type_210 arg1, swig_type_211 arg2);
-extern swig_type_212 _wrap_weft_symbol_json_info_capi_df5844a07fabea53(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
-extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
-extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
-extern swig_type_229 _wrap_weft_shape_result_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_230 arg2);
-extern swig_type_231 _wrap_weft_shape_result_count_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
-extern swig_type_233 _wrap_weft_shape_result_name_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
-extern swig_type_236 _wrap_weft_shape_result_ndim_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
-extern swig_type_239 _wrap_weft_shape_result_dims_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
-extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(uintptr_t arg1, swig_type_244 arg2);
-extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
-extern swig_type_248 _wrap_weft_shape_result_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
-extern swig_type_254 _wrap_weft_symbol_infer_type_capi_df5844a07fabea53(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
-extern swig_type_259 _wrap_weft_type_result_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_260 arg2);
-extern swig_type_261 _wrap_weft_type_result_count_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
-extern swig_type_263 _wrap_weft_type_result_name_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
-extern swig_type_266 _wrap_weft_type_result_dtype_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
-extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(uintptr_t arg1, swig_type_270 arg2);
-extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_weft_type_result_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_275 _wrap_weft_symbol_place_device_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
-extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
-extern swig_type_299 _wrap_weft_executor_simple_bind_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
-extern swig_type_309 _wrap_weft_executor_bind_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
-extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
-extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
-extern swig_type_343 _wrap_weft_executor_forward_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_344 _wrap_weft_executor_backward_capi_df5844a07fabea53(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
-extern swig_type_347 _wrap_weft_executor_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_352 arg2);
-extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_weft_executor_reshape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
-extern swig_type_361 _wrap_weft_executor_print_capi_df5844a07fabea53(uintptr_t arg1, swig_type_362 arg2);
-extern swig_type_363 _wrap_weft_executor_memory_capi_df5844a07fabea53(uintptr_t arg1, swig_type_364 arg2);
-extern swig_type_365 _wrap_weft_executor_placement_capi_df5844a07fabea53(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
-extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_370 arg2);
-extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_372 _wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(uintptr_t arg1, swig_type_373 arg2);
-extern swig_type_374 _wrap_weft_executor_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_375 _wrap_weft_executor_options_create_capi_df5844a07fabea53(swig_type_376 arg1);
-extern swig_type_377 _wrap_weft_executor_options_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_378 _wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_379 _wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_380 _wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_381 _wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_382 _wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_383 _wrap_weft_executor_options_add_group_capi_df5844a07fabea53(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_type_385 _wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(uintptr_t arg1, swig_type_386 arg2, swig_intgo arg3);
-extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_type_394 arg10, uintptr_t arg11, swig_type_395 arg12);
-extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
-extern swig_type_404 _wrap_weft_engine_configure_capi_df5844a07fabea53(swig_intgo arg1, swig_intgo arg2);
-extern swig_type_405 _wrap_weft_engine_info_capi_df5844a07fabea53(swig_type_406 arg1, swig_type_407 arg2);
-extern swig_type_408 _wrap_weft_engine_shutdown_capi_df5844a07fabea53(void);
-extern swig_type_409 _wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(swig_type_410 arg1);
-extern swig_type_411 _wrap_weft_engine_var_create_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_412 _wrap_weft_engine_var_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_413 _wrap_weft_engine_var_version_capi_df5844a07fabea53(uintptr_t arg1, swig_type_414 arg2);
-extern swig_type_415 _wrap_weft_engine_push_sync_capi_df5844a07fabea53(swig_type_416 arg1, swig_voidp arg2, swig_type_417 arg3, uintptr_t arg4, swig_type_418 arg5, uintptr_t arg6, swig_type_419 arg7, swig_type_420 arg8);
-extern swig_type_421 _wrap_weft_engine_push_async_capi_df5844a07fabea53(swig_type_422 arg1, swig_voidp arg2, swig_type_423 arg3, uintptr_t arg4, swig_type_424 arg5, uintptr_t arg6, swig_type_425 arg7, swig_type_426 arg8);
-extern swig_type_427 _wrap_weft_engine_complete_capi_df5844a07fabea53(uintptr_t arg1, swig_type_428 arg2);
-extern swig_type_429 _wrap_weft_engine_var_wait_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_430 _wrap_weft_idx_load_capi_df5844a07fabea53(swig_type_431 arg1, swig_type_432 arg2);
-extern swig_type_433 _wrap_weft_mnist_load_capi_df5844a07fabea53(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4);
-extern swig_type_438 _wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4, swig_type_443 arg5, swig_type_444 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_445 arg9, swig_type_446 arg10, swig_type_447 arg11);
-extern swig_type_448 _wrap_weft_data_iter_create_capi_df5844a07fabea53(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
-extern swig_type_454 _wrap_weft_data_iter_list_capi_df5844a07fabea53(swig_type_455 arg1);
-extern swig_type_456 _wrap_weft_data_iter_info_capi_df5844a07fabea53(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3);
-extern swig_type_460 _wrap_weft_data_iter_param_capi_df5844a07fabea53(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6);
-extern swig_type_467 _wrap_weft_data_iter_next_capi_df5844a07fabea53(uintptr_t arg1, swig_type_468 arg2);
-extern swig_type_469 _wrap_weft_data_iter_reset_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_470 _wrap_weft_data_iter_data_capi_df5844a07fabea53(uintptr_t arg1, swig_type_471 arg2);
-extern swig_type_472 _wrap_weft_data_iter_label_capi_df5844a07fabea53(uintptr_t arg1, swig_type_473 arg2);
-extern swig_type_474 _wrap_weft_data_iter_pad_capi_df5844a07fabea53(uintptr_t arg1, swig_type_475 arg2);
-extern swig_type_476 _wrap_weft_data_iter_index_capi_df5844a07fabea53(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4);
-extern swig_type_480 _wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(uintptr_t arg1, swig_type_481 arg2);
-extern swig_type_482 _wrap_weft_data_iter_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_483 _wrap_weft_metric_create_capi_df5844a07fabea53(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
-extern swig_type_489 _wrap_weft_metric_composite_add_capi_df5844a07fabea53(uintptr_t arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, swig_type_493 arg5);
-extern swig_type_494 _wrap_weft_metric_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5);
-extern swig_type_499 _wrap_weft_metric_num_values_capi_df5844a07fabea53(uintptr_t arg1, swig_type_500 arg2);
-extern swig_type_501 _wrap_weft_metric_get_capi_df5844a07fabea53(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
-extern swig_type_506 _wrap_weft_metric_reset_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_507 _wrap_weft_metric_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_508 _wrap_weft_checkpoint_save_capi_df5844a07fabea53(swig_type_509 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_510 arg4, swig_type_511 arg5, swig_type_512 arg6, swig_type_513 arg7, swig_type_514 arg8, swig_type_515 arg9);
-extern swig_type_516 _wrap_weft_checkpoint_load_capi_df5844a07fabea53(swig_type_517 arg1, swig_intgo arg2, swig_type_518 arg3, swig_type_519 arg4, swig_type_520 arg5);
-extern swig_type_521 _wrap_weft_initializer_create_capi_df5844a07fabea53(swig_type_522 arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_type_527 arg6);
-extern swig_type_528 _wrap_weft_initializer_init_capi_df5844a07fabea53(uintptr_t arg1, swig_type_529 arg2, uintptr_t arg3);
-extern swig_type_530 _wrap_weft_initializer_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_531 _wrap_weft_optimizer_create_capi_df5844a07fabea53(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
-extern swig_type_537 _wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3, swig_type_540 arg4, float arg5, float arg6);
-extern swig_type_541 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(uintptr_t arg1, swig_type_542 arg2, swig_type_543 arg3, swig_type_544 arg4, swig_type_545 arg5);
-extern swig_type_546 _wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_547 _wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(uintptr_t arg1, float arg2);
-extern swig_type_548 _wrap_weft_optimizer_update_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_549 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_550 _wrap_weft_optimizer_num_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_551 arg2);
-extern swig_type_552 _wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(uintptr_t arg1, swig_type_553 arg2, swig_type_554 arg3);
-extern swig_type_555 _wrap_weft_optimizer_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_556 _wrap_weft_optimizer_save_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_557 arg2);
-extern swig_type_558 _wrap_weft_optimizer_load_states_capi_df5844a07fabea53(uintptr_t arg1, swig_type_559 arg2);
-extern swig_type_560 _wrap_weft_module_create_capi_df5844a07fabea53(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8);
-extern swig_type_566 _wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(uintptr_t arg1, swig_type_567 arg2, swig_type_568 arg3);
-extern swig_type_569 _wrap_weft_module_bind_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_570 _wrap_weft_module_init_params_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
-extern swig_type_571 _wrap_weft_module_init_optimizer_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_572 _wrap_weft_module_forward_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_573 _wrap_weft_module_backward_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_574 _wrap_weft_module_update_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_575 _wrap_weft_module_update_metric_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_576 _wrap_weft_module_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_577 arg2);
-extern swig_type_578 _wrap_weft_module_params_capi_df5844a07fabea53(uintptr_t arg1, swig_type_579 arg2, swig_type_580 arg3);
-extern swig_type_581 _wrap_weft_module_fit_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
-extern swig_type_584 _wrap_weft_fit_session_create_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_585 arg8, swig_type_586 arg9);
-extern swig_type_587 _wrap_weft_fit_session_next_capi_df5844a07fabea53(uintptr_t arg1, swig_type_588 arg2);
-extern swig_type_589 _wrap_weft_fit_session_stop_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_590 _wrap_weft_fit_session_batch_capi_df5844a07fabea53(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6);
-extern swig_type_596 _wrap_weft_fit_session_epoch_capi_df5844a07fabea53(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
-extern swig_type_603 _wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6);
-extern swig_type_608 _wrap_weft_fit_session_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_609 _wrap_weft_module_score_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_610 _wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(uintptr_t arg1, swig_type_611 arg2, swig_intgo arg3);
-extern swig_type_612 _wrap_weft_module_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_613 _wrap_weft_predictor_create_capi_df5844a07fabea53(swig_type_614 arg1, swig_voidp arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_type_618 arg6, swig_type_619 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_620 arg10, swig_type_621 arg11, swig_type_622 arg12, swig_type_623 arg13, swig_type_624 arg14, swig_type_625 arg15);
-extern swig_type_626 _wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, swig_type_631 arg5, swig_type_632 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_633 arg9, swig_type_634 arg10, swig_type_635 arg11, swig_type_636 arg12, swig_type_637 arg13, swig_type_638 arg14);
-extern swig_type_639 _wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_640 _wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_641 arg2);
-extern swig_type_642 _wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_643 arg2);
-extern swig_type_644 _wrap_weft_predictor_output_shape_capi_df5844a07fabea53(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_type_648 arg5, swig_type_649 arg6, swig_type_650 arg7, swig_type_651 arg8);
-extern swig_type_652 _wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(uintptr_t arg1, swig_type_653 arg2, swig_voidp arg3, swig_type_654 arg4, swig_type_655 arg5, swig_type_656 arg6, swig_type_657 arg7, swig_voidp arg8, swig_type_658 arg9);
-extern swig_type_659 _wrap_weft_predictor_predict_float_capi_df5844a07fabea53(uintptr_t arg1, swig_type_660 arg2, swig_type_661 arg3, swig_type_662 arg4, swig_type_663 arg5, swig_type_664 arg6, swig_type_665 arg7);
-extern swig_type_666 _wrap_weft_predictor_stats_capi_df5844a07fabea53(uintptr_t arg1, swig_type_667 arg2);
-extern swig_type_668 _wrap_weft_predictor_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_669 _wrap_weft_kvstore_create_capi_df5844a07fabea53(swig_type_670 arg1, swig_type_671 arg2);
-extern swig_type_672 _wrap_weft_kvstore_type_capi_df5844a07fabea53(uintptr_t arg1, swig_type_673 arg2);
-extern swig_type_674 _wrap_weft_kvstore_rank_capi_df5844a07fabea53(uintptr_t arg1, swig_type_675 arg2, swig_type_676 arg3);
-extern swig_type_677 _wrap_weft_kvstore_init_capi_df5844a07fabea53(uintptr_t arg1, swig_type_678 arg2, swig_type_679 arg3, swig_type_680 arg4);
-extern swig_type_681 _wrap_weft_kvstore_push_capi_df5844a07fabea53(uintptr_t arg1, swig_type_682 arg2, swig_type_683 arg3, swig_type_684 arg4, swig_intgo arg5);
-extern swig_type_685 _wrap_weft_kvstore_pull_capi_df5844a07fabea53(uintptr_t arg1, swig_type_686 arg2, swig_type_687 arg3, swig_type_688 arg4, swig_intgo arg5);
-extern swig_type_689 _wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(uintptr_t arg1, swig_type_690 arg2, swig_type_691 arg3, swig_type_692 arg4, swig_type_693 arg5, swig_intgo arg6);
-extern swig_type_694 _wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_695 _wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_696 _wrap_weft_kvstore_next_update_capi_df5844a07fabea53(uintptr_t arg1, swig_type_697 arg2, swig_type_698 arg3, swig_type_699 arg4, swig_type_700 arg5);
-extern swig_type_701 _wrap_weft_kvstore_barrier_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_702 _wrap_weft_kvstore_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_703 _wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_704 _wrap_weft_data_iter_select_part_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_705 _wrap_weft_kvstore_finalize_capi_df5844a07fabea53(void);
-extern swig_type_706 _wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(swig_intgo arg1, swig_type_707 arg2);
-extern swig_type_708 _wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(swig_intgo arg1, swig_type_709 arg2);
-extern swig_type_710 _wrap_weft_autograd_is_recording_capi_df5844a07fabea53(swig_type_711 arg1);
-extern swig_type_712 _wrap_weft_autograd_is_training_capi_df5844a07fabea53(swig_type_713 arg1);
-extern swig_type_714 _wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(swig_type_715 arg1, swig_type_716 arg2, swig_type_717 arg3, swig_type_718 arg4);
-extern swig_type_719 _wrap_weft_autograd_backward_capi_df5844a07fabea53(swig_type_720 arg1, swig_type_721 arg2, swig_type_722 arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_723 _wrap_weft_autograd_grad_capi_df5844a07fabea53(swig_type_724 arg1, swig_type_725 arg2, swig_type_726 arg3, swig_type_727 arg4, swig_type_728 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_729 arg8);
-extern swig_type_730 _wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(swig_type_731 arg1, swig_type_732 arg2, swig_type_733 arg3, swig_type_734 arg4, swig_type_735 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_736 arg9);
-extern swig_type_737 _wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(uintptr_t arg1, swig_type_738 arg2);
-extern swig_type_739 _wrap_weft_ndarray_detach_capi_df5844a07fabea53(uintptr_t arg1, swig_type_740 arg2);
-extern swig_type_741 _wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(uintptr_t arg1, swig_type_742 arg2);
-extern swig_type_743 _wrap_weft_cached_op_create_capi_df5844a07fabea53(uintptr_t arg1, swig_type_744 arg2, swig_type_745 arg3, swig_type_746 arg4, swig_type_747 arg5);
-extern swig_type_748 _wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(uintptr_t arg1, swig_type_749 arg2);
-extern swig_type_750 _wrap_weft_cached_op_invoke_capi_df5844a07fabea53(uintptr_t arg1, swig_type_751 arg2, swig_type_752 arg3, swig_type_753 arg4, swig_type_754 arg5, swig_type_755 arg6);
-extern swig_type_756 _wrap_weft_cached_op_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_757 _wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
-extern swig_type_758 _wrap_weft_trainer_create_capi_df5844a07fabea53(swig_type_759 arg1, swig_type_760 arg2, swig_type_761 arg3, uintptr_t arg4, swig_type_762 arg5);
-extern swig_type_763 _wrap_weft_trainer_step_capi_df5844a07fabea53(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_764 _wrap_weft_trainer_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_765 _wrap_weft_recordio_writer_create_capi_df5844a07fabea53(swig_type_766 arg1, swig_type_767 arg2, swig_type_768 arg3);
-extern swig_type_769 _wrap_weft_recordio_writer_write_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2, swig_type_770 arg3);
-extern swig_type_771 _wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(uintptr_t arg1, swig_type_772 arg2, swig_voidp arg3, swig_type_773 arg4);
-extern swig_type_774 _wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(uintptr_t arg1, swig_type_775 arg2);
-extern swig_type_776 _wrap_weft_recordio_writer_close_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_777 _wrap_weft_recordio_writer_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_778 _wrap_weft_recordio_reader_create_capi_df5844a07fabea53(swig_type_779 arg1, swig_type_780 arg2, swig_type_781 arg3);
-extern swig_type_782 _wrap_weft_recordio_reader_read_capi_df5844a07fabea53(uintptr_t arg1, swig_type_783 arg2, swig_type_784 arg3, swig_type_785 arg4);
-extern swig_type_786 _wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(uintptr_t arg1, swig_type_787 arg2, swig_type_788 arg3, swig_type_789 arg4);
-extern swig_type_790 _wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(uintptr_t arg1, swig_type_791 arg2);
-extern swig_type_792 _wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
-extern swig_type_796 _wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(uintptr_t arg1, swig_type_797 arg2);
-extern swig_type_798 _wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(uintptr_t arg1, swig_type_799 arg2);
-extern swig_type_800 _wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_801 _wrap_weft_recordio_reader_free_capi_df5844a07fabea53(uintptr_t arg1);
-extern swig_type_802 _wrap_weft_recordio_pack_header_capi_df5844a07fabea53(float arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4, swig_type_806 arg5, swig_voidp arg6, swig_type_807 arg7, swig_type_808 arg8);
-extern swig_type_809 _wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(swig_voidp arg1, swig_type_810 arg2, swig_type_811 arg3, swig_type_812 arg4, swig_type_813 arg5, swig_type_814 arg6, swig_type_815 arg7);
-extern swig_type_816 _wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(swig_voidp arg1, swig_type_817 arg2, swig_type_818 arg3, swig_type_819 arg4, swig_type_820 arg5);
-extern swig_type_821 _wrap_weft_image_reencode_capi_df5844a07fabea53(swig_voidp arg1, swig_type_822 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_823 arg6, swig_intgo arg7, swig_type_824 arg8);
-extern swig_type_825 _wrap_weft_amp_convert_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_826 arg2, swig_type_827 arg3, swig_type_828 arg4, swig_type_829 arg5, swig_type_830 arg6, swig_type_831 arg7, swig_intgo arg8, swig_type_832 arg9, swig_type_833 arg10, swig_intgo arg11, swig_type_834 arg12, swig_type_835 arg13, swig_type_836 arg14);
-extern swig_type_837 _wrap_weft_quantize_model_capi_df5844a07fabea53(uintptr_t arg1, swig_type_838 arg2, swig_type_839 arg3, swig_type_840 arg4, swig_type_841 arg5, swig_type_842 arg6, swig_type_843 arg7, uintptr_t arg8, swig_type_844 arg9, swig_type_845 arg10, swig_type_846 arg11, swig_type_847 arg12, swig_intgo arg13, swig_type_848 arg14, swig_type_849 arg15, swig_type_850 arg16, swig_type_851 arg17, swig_type_852 arg18, swig_type_853 arg19, swig_type_854 arg20);
-extern swig_type_855 _wrap_weft_quantize_model_ex_capi_df5844a07fabea53(uintptr_t arg1, swig_type_856 arg2, swig_type_857 arg3, swig_type_858 arg4, swig_type_859 arg5, swig_type_860 arg6, swig_type_861 arg7, uintptr_t arg8, swig_type_862 arg9, swig_type_863 arg10, swig_type_864 arg11, swig_type_865 arg12, swig_type_866 arg13, swig_intgo arg14, swig_type_867 arg15, swig_type_868 arg16, swig_type_869 arg17, swig_type_870 arg18, swig_type_871 arg19, swig_type_872 arg20, swig_type_873 arg21);
-extern swig_type_874 _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(swig_type_875 arg1);
-extern swig_type_876 _wrap_weft_custom_op_list_capi_df5844a07fabea53(swig_type_877 arg1);
-extern swig_type_878 _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(uintptr_t arg1, swig_voidp arg2);
-extern swig_type_879 _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(swig_type_880 arg1, uintptr_t arg2, swig_type_881 arg3);
-extern swig_type_882 _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_883 arg2, swig_type_884 arg3, swig_type_885 arg4);
-extern swig_type_886 _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(uintptr_t arg1, swig_type_887 arg2);
-extern swig_type_888 _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_889 arg2, swig_type_890 arg3);
-extern swig_type_891 _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(uintptr_t arg1, swig_type_892 arg2, swig_type_893 arg3, swig_type_894 arg4);
-extern swig_type_895 _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(uintptr_t arg1, swig_type_896 arg2, swig_type_897 arg3);
-extern swig_type_898 _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(uintptr_t arg1, swig_type_899 arg2);
-extern swig_type_900 _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(uintptr_t arg1, swig_type_901 arg2);
-extern swig_type_902 _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(uintptr_t arg1, swig_type_903 arg2, swig_type_904 arg3);
-extern swig_type_905 _wrap_weft_profiler_set_config_capi_df5844a07fabea53(swig_type_906 arg1, swig_type_907 arg2, swig_type_908 arg3);
-extern swig_type_909 _wrap_weft_profiler_set_state_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_910 _wrap_weft_profiler_get_state_capi_df5844a07fabea53(swig_type_911 arg1);
-extern swig_type_912 _wrap_weft_profiler_pause_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_913 _wrap_weft_profiler_dump_capi_df5844a07fabea53(swig_intgo arg1);
-extern swig_type_914 _wrap_weft_profiler_trace_capi_df5844a07fabea53(swig_type_915 arg1);
-extern swig_type_916 _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(swig_intgo arg1, swig_type_917 arg2, swig_type_918 arg3, swig_intgo arg4, swig_type_919 arg5);
-extern swig_type_920 _wrap_weft_profiler_range_push_capi_df5844a07fabea53(swig_type_921 arg1);
-extern swig_type_922 _wrap_weft_profiler_range_pop_capi_df5844a07fabea53(void);
-extern swig_type_923 _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(swig_type_924 arg1);
-extern swig_type_925 _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(swig_type_926 arg1, swig_type_927 arg2);
-extern swig_type_928 _wrap_weft_load_library_capi_df5844a07fabea53(swig_type_929 arg1);
-extern swig_type_930 _wrap_weft_loaded_ops_capi_df5844a07fabea53(swig_type_931 arg1);
-extern swig_type_932 _wrap_weft_onnx_import_capi_df5844a07fabea53(swig_type_933 arg1, swig_type_934 arg2, swig_type_935 arg3, swig_type_936 arg4, swig_type_937 arg5, swig_type_938 arg6, swig_type_939 arg7, swig_type_940 arg8);
-extern swig_type_941 _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(swig_type_942 arg1, swig_type_943 arg2, swig_type_944 arg3, swig_type_945 arg4, swig_type_946 arg5, swig_type_947 arg6);
-extern swig_type_948 _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(swig_type_949 arg1);
-extern swig_type_950 _wrap_weft_onnx_export_capi_df5844a07fabea53(uintptr_t arg1, swig_type_951 arg2, swig_type_952 arg3, swig_type_953 arg4, swig_type_954 arg5, swig_type_955 arg6, swig_type_956 arg7, swig_type_957 arg8, swig_type_958 arg9, swig_type_959 arg10, swig_type_960 arg11, swig_intgo arg12, swig_intgo arg13, swig_type_961 arg14, swig_type_962 arg15);
-extern swig_type_963 _wrap_weft_onnx_export_files_capi_df5844a07fabea53(swig_type_964 arg1, swig_type_965 arg2, swig_type_966 arg3, swig_type_967 arg4, swig_type_968 arg5, swig_type_969 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_970 arg9, swig_type_971 arg10);
+typedef _goslice_ swig_type_970;
+typedef _gostring_ swig_type_971;
+typedef _goslice_ swig_type_972;
+typedef _gostring_ swig_type_973;
+typedef _gostring_ swig_type_974;
+typedef _gostring_ swig_type_975;
+typedef long long swig_type_976;
+typedef _gostring_ swig_type_977;
+typedef _goslice_ swig_type_978;
+typedef _goslice_ swig_type_979;
+typedef _gostring_ swig_type_980;
+typedef _goslice_ swig_type_981;
+extern void _wrap_Swig_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_e678374c4bfd216e(swig_intgo arg1);
+extern swig_intgo _wrap_weft_binding_abi_version_capi_e678374c4bfd216e(void);
+extern swig_type_1 _wrap_weft_binding_library_path_capi_e678374c4bfd216e(void);
+extern swig_type_2 _wrap_weft_version_capi_e678374c4bfd216e(void);
+extern swig_intgo _wrap_weft_abi_version_capi_e678374c4bfd216e(void);
+extern swig_type_3 _wrap_weft_live_handle_count_capi_e678374c4bfd216e(void);
+extern swig_type_4 _wrap_weft_storage_stats_capi_e678374c4bfd216e(swig_intgo arg1, swig_intgo arg2, swig_type_5 arg3, swig_type_6 arg4);
+extern swig_type_7 _wrap_weft_device_count_capi_e678374c4bfd216e(swig_intgo arg1, swig_type_8 arg2);
+extern swig_type_9 _wrap_weft_device_memory_capi_e678374c4bfd216e(swig_intgo arg1, swig_intgo arg2, swig_type_10 arg3, swig_type_11 arg4);
+extern swig_type_12 _wrap_weft_random_seed_capi_e678374c4bfd216e(swig_type_13 arg1);
+extern swig_type_14 _wrap_weft_wait_all_capi_e678374c4bfd216e(void);
+extern swig_type_15 _wrap_weft_string_list_size_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_16 arg2);
+extern swig_type_17 _wrap_weft_string_list_get_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3);
+extern swig_type_20 _wrap_weft_string_list_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_21 _wrap_weft_op_count_capi_e678374c4bfd216e(swig_type_22 arg1);
+extern swig_type_23 _wrap_weft_op_name_capi_e678374c4bfd216e(swig_type_24 arg1, swig_type_25 arg2);
+extern swig_type_26 _wrap_weft_op_info_capi_e678374c4bfd216e(swig_type_27 arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_type_30 _wrap_weft_op_param_capi_e678374c4bfd216e(swig_type_31 arg1, swig_type_32 arg2, swig_type_33 arg3, swig_type_34 arg4, swig_type_35 arg5, swig_type_36 arg6);
+extern swig_type_37 _wrap_weft_op_aliases_capi_e678374c4bfd216e(swig_type_38 arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_weft_op_invoke_capi_e678374c4bfd216e(swig_type_41 arg1, swig_type_42 arg2, swig_type_43 arg3, swig_type_44 arg4, swig_type_45 arg5, swig_type_46 arg6, swig_type_47 arg7, swig_type_48 arg8, swig_type_49 arg9);
+extern swig_type_50 _wrap_weft_op_invoke_into_capi_e678374c4bfd216e(swig_type_51 arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4, swig_type_55 arg5, swig_type_56 arg6, swig_type_57 arg7, swig_type_58 arg8, swig_type_59 arg9);
+extern swig_type_60 _wrap_weft_ndarray_create_capi_e678374c4bfd216e(swig_type_61 arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_62 arg6);
+extern swig_type_63 _wrap_weft_ndarray_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_64 _wrap_weft_ndarray_ndim_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_65 arg2);
+extern swig_type_66 _wrap_weft_ndarray_shape_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_type_69 _wrap_weft_ndarray_size_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_70 arg2);
+extern swig_type_71 _wrap_weft_ndarray_dtype_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_weft_ndarray_context_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3);
+extern swig_type_76 _wrap_weft_ndarray_copy_from_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2, swig_type_77 arg3);
+extern swig_type_78 _wrap_weft_ndarray_copy_to_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2, swig_type_79 arg3);
+extern swig_type_80 _wrap_weft_ndarray_copy_from_float32_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2, swig_type_81 arg3);
+extern swig_type_82 _wrap_weft_ndarray_copy_to_float32_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_weft_ndarray_reshape_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_85 arg2, swig_intgo arg3, swig_type_86 arg4);
+extern swig_type_87 _wrap_weft_ndarray_slice_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_88 arg2, swig_type_89 arg3, swig_type_90 arg4);
+extern swig_type_91 _wrap_weft_ndarray_wait_to_read_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_92 _wrap_weft_ndarray_wait_to_write_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_93 _wrap_weft_ndarray_save_file_capi_e678374c4bfd216e(swig_type_94 arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_type_98 _wrap_weft_ndarray_save_buffer_capi_e678374c4bfd216e(swig_type_99 arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_type_103 _wrap_weft_buffer_data_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
+extern swig_type_106 _wrap_weft_buffer_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_107 _wrap_weft_ndarray_load_file_capi_e678374c4bfd216e(swig_type_108 arg1, swig_type_109 arg2);
+extern swig_type_110 _wrap_weft_ndarray_load_buffer_capi_e678374c4bfd216e(swig_voidp arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_weft_ndarray_list_size_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_type_116 _wrap_weft_ndarray_list_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3);
+extern swig_type_119 _wrap_weft_ndarray_list_get_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_weft_ndarray_list_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_123 _wrap_weft_ndarray_list_create_capi_e678374c4bfd216e(swig_type_124 arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_type_128 _wrap_weft_ndarray_load_npy_capi_e678374c4bfd216e(swig_type_129 arg1, swig_type_130 arg2);
+extern swig_type_131 _wrap_weft_ndarray_save_npy_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_132 arg2);
+extern swig_type_133 _wrap_weft_ndarray_load_npy_buffer_capi_e678374c4bfd216e(swig_voidp arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_weft_ndarray_save_npy_buffer_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_137 arg2);
+extern swig_type_138 _wrap_weft_symbol_create_variable_capi_e678374c4bfd216e(swig_type_139 arg1, swig_type_140 arg2);
+extern swig_type_141 _wrap_weft_symbol_create_atomic_capi_e678374c4bfd216e(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4, swig_type_146 arg5);
+extern swig_type_147 _wrap_weft_symbol_compose_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3, swig_type_150 arg4, swig_type_151 arg5);
+extern swig_type_152 _wrap_weft_symbol_group_capi_e678374c4bfd216e(swig_type_153 arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_type_156 _wrap_weft_symbol_copy_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_157 arg2);
+extern swig_type_158 _wrap_weft_symbol_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_159 _wrap_weft_symbol_num_outputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_160 arg2);
+extern swig_type_161 _wrap_weft_symbol_get_output_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3);
+extern swig_type_164 _wrap_weft_symbol_get_internals_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_165 arg2);
+extern swig_type_166 _wrap_weft_symbol_get_children_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_167 arg2);
+extern swig_type_168 _wrap_weft_symbol_list_arguments_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_169 arg2);
+extern swig_type_170 _wrap_weft_symbol_list_outputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_171 arg2);
+extern swig_type_172 _wrap_weft_symbol_list_auxiliary_states_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_173 arg2);
+extern swig_type_174 _wrap_weft_symbol_list_inputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_175 arg2);
+extern swig_type_176 _wrap_weft_symbol_get_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_177 arg2);
+extern swig_type_178 _wrap_weft_symbol_get_attr_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_type_181 _wrap_weft_symbol_set_attr_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_182 arg2, swig_type_183 arg3);
+extern swig_type_184 _wrap_weft_symbol_list_attr_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_185 arg3, swig_type_186 arg4);
+extern swig_type_187 _wrap_weft_symbol_summary_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_188 arg2, swig_type_189 arg3, swig_type_190 arg4, swig_type_191 arg5, swig_type_192 arg6);
+extern swig_type_193 _wrap_weft_symbol_to_dot_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_194 arg2, swig_type_195 arg3, swig_type_196 arg4, swig_type_197 arg5, swig_type_198 arg6, swig_type_199 arg7, swig_type_200 arg8, swig_type_201 arg9);
+extern swig_type_202 _wrap_weft_symbol_to_json_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_203 arg2);
+extern swig_type_204 _wrap_weft_symbol_save_file_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_205 arg2);
+extern swig_type_206 _wrap_weft_symbol_from_json_capi_e678374c4bfd216e(swig_type_207 arg1, swig_type_208 arg2);
+extern swig_type_209 _wrap_weft_symbol_from_json_file_capi_e678374c4bfd216e(swig_type_210 arg1, swig_type_211 arg2);
+extern swig_type_212 _wrap_weft_symbol_json_info_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_213 arg2, swig_type_214 arg3, swig_type_215 arg4, swig_type_216 arg5);
+extern swig_type_217 _wrap_weft_symbol_infer_shape_partial_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5, swig_type_222 arg6);
+extern swig_type_223 _wrap_weft_symbol_infer_shape_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3, swig_type_226 arg4, swig_type_227 arg5, swig_type_228 arg6);
+extern swig_type_229 _wrap_weft_shape_result_complete_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_230 arg2);
+extern swig_type_231 _wrap_weft_shape_result_count_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_232 arg3);
+extern swig_type_233 _wrap_weft_shape_result_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_234 arg3, swig_type_235 arg4);
+extern swig_type_236 _wrap_weft_shape_result_ndim_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_237 arg3, swig_type_238 arg4);
+extern swig_type_239 _wrap_weft_shape_result_dims_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5);
+extern swig_type_243 _wrap_weft_shape_result_num_unknown_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_244 arg2);
+extern swig_type_245 _wrap_weft_shape_result_unknown_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_246 arg2, swig_type_247 arg3);
+extern swig_type_248 _wrap_weft_shape_result_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_249 _wrap_weft_symbol_infer_type_partial_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_weft_symbol_infer_type_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_255 arg2, swig_type_256 arg3, swig_type_257 arg4, swig_type_258 arg5);
+extern swig_type_259 _wrap_weft_type_result_complete_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_260 arg2);
+extern swig_type_261 _wrap_weft_type_result_count_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_262 arg3);
+extern swig_type_263 _wrap_weft_type_result_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_264 arg3, swig_type_265 arg4);
+extern swig_type_266 _wrap_weft_type_result_dtype_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_267 arg3, swig_type_268 arg4);
+extern swig_type_269 _wrap_weft_type_result_num_unknown_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_270 arg2);
+extern swig_type_271 _wrap_weft_type_result_unknown_name_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_weft_type_result_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_275 _wrap_weft_symbol_place_device_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_276 arg5, swig_type_277 arg6, swig_type_278 arg7, swig_type_279 arg8, swig_type_280 arg9, swig_type_281 arg10, swig_type_282 arg11, swig_type_283 arg12, swig_type_284 arg13, swig_type_285 arg14, swig_type_286 arg15, swig_type_287 arg16);
+extern swig_type_288 _wrap_weft_symbol_place_device_graph_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_intgo arg4, swig_type_289 arg5, swig_type_290 arg6, swig_type_291 arg7, swig_type_292 arg8, swig_type_293 arg9, swig_type_294 arg10, swig_type_295 arg11, swig_type_296 arg12, swig_type_297 arg13, swig_type_298 arg14);
+extern swig_type_299 _wrap_weft_executor_simple_bind_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_300 arg4, swig_type_301 arg5, swig_type_302 arg6, swig_type_303 arg7, swig_type_304 arg8, swig_type_305 arg9, swig_type_306 arg10, swig_type_307 arg11, swig_type_308 arg12);
+extern swig_type_309 _wrap_weft_executor_bind_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_310 arg4, swig_type_311 arg5, swig_type_312 arg6, swig_type_313 arg7, swig_type_314 arg8, swig_type_315 arg9, swig_type_316 arg10);
+extern swig_type_317 _wrap_weft_executor_simple_bind_group2ctx_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_318 arg4, swig_type_319 arg5, swig_type_320 arg6, swig_type_321 arg7, swig_type_322 arg8, swig_type_323 arg9, swig_type_324 arg10, swig_type_325 arg11, swig_type_326 arg12, swig_type_327 arg13, swig_type_328 arg14, swig_type_329 arg15, swig_type_330 arg16);
+extern swig_type_331 _wrap_weft_executor_bind_group2ctx_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_332 arg4, swig_type_333 arg5, swig_type_334 arg6, swig_type_335 arg7, swig_type_336 arg8, swig_type_337 arg9, swig_type_338 arg10, swig_type_339 arg11, swig_type_340 arg12, swig_type_341 arg13, swig_type_342 arg14);
+extern swig_type_343 _wrap_weft_executor_forward_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_344 _wrap_weft_executor_backward_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_345 arg2, swig_type_346 arg3);
+extern swig_type_347 _wrap_weft_executor_outputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_weft_executor_arg_arrays_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_weft_executor_grad_arrays_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_352 arg2);
+extern swig_type_353 _wrap_weft_executor_aux_arrays_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_weft_executor_reshape_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_356 arg2, swig_type_357 arg3, swig_type_358 arg4, swig_type_359 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_360 arg8);
+extern swig_type_361 _wrap_weft_executor_print_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_362 arg2);
+extern swig_type_363 _wrap_weft_executor_memory_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_364 arg2);
+extern swig_type_365 _wrap_weft_executor_placement_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_366 arg2, swig_type_367 arg3, swig_type_368 arg4);
+extern swig_type_369 _wrap_weft_executor_float32_nodes_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_370 arg2);
+extern swig_type_371 _wrap_weft_executor_set_monitor_callback_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_372 _wrap_weft_ndarray_monitor_stat_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_373 arg2);
+extern swig_type_374 _wrap_weft_executor_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_375 _wrap_weft_executor_options_create_capi_e678374c4bfd216e(swig_type_376 arg1);
+extern swig_type_377 _wrap_weft_executor_options_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_378 _wrap_weft_executor_options_set_match_range_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_379 _wrap_weft_executor_options_set_num_groups_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_380 _wrap_weft_executor_options_set_bulk_max_nodes_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_381 _wrap_weft_executor_options_set_optimize_inference_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_382 _wrap_weft_executor_options_set_allow_fallback_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_383 _wrap_weft_executor_options_add_group_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_384 arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_type_385 _wrap_weft_executor_options_set_grad_req_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_386 arg2, swig_intgo arg3);
+extern swig_type_387 _wrap_weft_executor_simple_bind_with_options_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_type_394 arg10, uintptr_t arg11, swig_type_395 arg12);
+extern swig_type_396 _wrap_weft_executor_bind_with_options_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3, swig_type_397 arg4, swig_type_398 arg5, swig_type_399 arg6, swig_type_400 arg7, swig_type_401 arg8, swig_type_402 arg9, uintptr_t arg10, swig_type_403 arg11);
+extern swig_type_404 _wrap_weft_engine_configure_capi_e678374c4bfd216e(swig_intgo arg1, swig_intgo arg2);
+extern swig_type_405 _wrap_weft_engine_info_capi_e678374c4bfd216e(swig_type_406 arg1, swig_type_407 arg2);
+extern swig_type_408 _wrap_weft_engine_shutdown_capi_e678374c4bfd216e(void);
+extern swig_type_409 _wrap_weft_engine_on_worker_thread_capi_e678374c4bfd216e(swig_type_410 arg1);
+extern swig_type_411 _wrap_weft_engine_var_create_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_412 _wrap_weft_engine_var_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_413 _wrap_weft_engine_var_version_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_414 arg2);
+extern swig_type_415 _wrap_weft_engine_push_sync_capi_e678374c4bfd216e(swig_type_416 arg1, swig_voidp arg2, swig_type_417 arg3, uintptr_t arg4, swig_type_418 arg5, uintptr_t arg6, swig_type_419 arg7, swig_type_420 arg8);
+extern swig_type_421 _wrap_weft_engine_push_async_capi_e678374c4bfd216e(swig_type_422 arg1, swig_voidp arg2, swig_type_423 arg3, uintptr_t arg4, swig_type_424 arg5, uintptr_t arg6, swig_type_425 arg7, swig_type_426 arg8);
+extern swig_type_427 _wrap_weft_engine_complete_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_428 arg2);
+extern swig_type_429 _wrap_weft_engine_var_wait_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_430 _wrap_weft_idx_load_capi_e678374c4bfd216e(swig_type_431 arg1, swig_type_432 arg2);
+extern swig_type_433 _wrap_weft_mnist_load_capi_e678374c4bfd216e(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4);
+extern swig_type_438 _wrap_weft_data_iter_create_ndarray_capi_e678374c4bfd216e(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, swig_type_442 arg4, swig_type_443 arg5, swig_type_444 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_445 arg9, swig_type_446 arg10, swig_type_447 arg11);
+extern swig_type_448 _wrap_weft_data_iter_create_capi_e678374c4bfd216e(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, swig_type_453 arg5);
+extern swig_type_454 _wrap_weft_data_iter_list_capi_e678374c4bfd216e(swig_type_455 arg1);
+extern swig_type_456 _wrap_weft_data_iter_info_capi_e678374c4bfd216e(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3);
+extern swig_type_460 _wrap_weft_data_iter_param_capi_e678374c4bfd216e(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6);
+extern swig_type_467 _wrap_weft_data_iter_next_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_468 arg2);
+extern swig_type_469 _wrap_weft_data_iter_reset_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_470 _wrap_weft_data_iter_data_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_471 arg2);
+extern swig_type_472 _wrap_weft_data_iter_label_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_473 arg2);
+extern swig_type_474 _wrap_weft_data_iter_pad_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_475 arg2);
+extern swig_type_476 _wrap_weft_data_iter_index_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_477 arg2, swig_type_478 arg3, swig_type_479 arg4);
+extern swig_type_480 _wrap_weft_data_iter_batch_size_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_481 arg2);
+extern swig_type_482 _wrap_weft_data_iter_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_483 _wrap_weft_metric_create_capi_e678374c4bfd216e(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, swig_type_488 arg5);
+extern swig_type_489 _wrap_weft_metric_composite_add_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, swig_type_493 arg5);
+extern swig_type_494 _wrap_weft_metric_update_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5);
+extern swig_type_499 _wrap_weft_metric_num_values_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_500 arg2);
+extern swig_type_501 _wrap_weft_metric_get_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_502 arg2, swig_type_503 arg3, swig_type_504 arg4, swig_type_505 arg5);
+extern swig_type_506 _wrap_weft_metric_reset_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_507 _wrap_weft_metric_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_508 _wrap_weft_checkpoint_save_capi_e678374c4bfd216e(swig_type_509 arg1, swig_intgo arg2, uintptr_t arg3, swig_type_510 arg4, swig_type_511 arg5, swig_type_512 arg6, swig_type_513 arg7, swig_type_514 arg8, swig_type_515 arg9);
+extern swig_type_516 _wrap_weft_checkpoint_load_capi_e678374c4bfd216e(swig_type_517 arg1, swig_intgo arg2, swig_type_518 arg3, swig_type_519 arg4, swig_type_520 arg5);
+extern swig_type_521 _wrap_weft_initializer_create_capi_e678374c4bfd216e(swig_type_522 arg1, swig_type_523 arg2, swig_type_524 arg3, swig_type_525 arg4, swig_type_526 arg5, swig_type_527 arg6);
+extern swig_type_528 _wrap_weft_initializer_init_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_529 arg2, uintptr_t arg3);
+extern swig_type_530 _wrap_weft_initializer_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_531 _wrap_weft_optimizer_create_capi_e678374c4bfd216e(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
+extern swig_type_537 _wrap_weft_optimizer_set_lr_scheduler_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_538 arg2, swig_type_539 arg3, swig_type_540 arg4, float arg5, float arg6);
+extern swig_type_541 _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_542 arg2, swig_type_543 arg3, swig_type_544 arg4, swig_type_545 arg5);
+extern swig_type_546 _wrap_weft_optimizer_set_multipliers_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_547 _wrap_weft_optimizer_set_rescale_grad_capi_e678374c4bfd216e(uintptr_t arg1, float arg2);
+extern swig_type_548 _wrap_weft_optimizer_update_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_549 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_550 _wrap_weft_optimizer_num_update_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_551 arg2);
+extern swig_type_552 _wrap_weft_optimizer_learning_rate_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_553 arg2, swig_type_554 arg3);
+extern swig_type_555 _wrap_weft_optimizer_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_556 _wrap_weft_optimizer_save_states_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_557 arg2);
+extern swig_type_558 _wrap_weft_optimizer_load_states_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_559 arg2);
+extern swig_type_560 _wrap_weft_module_create_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, swig_type_564 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_565 arg8);
+extern swig_type_566 _wrap_weft_module_set_fixed_params_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_567 arg2, swig_type_568 arg3);
+extern swig_type_569 _wrap_weft_module_bind_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_570 _wrap_weft_module_init_params_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5);
+extern swig_type_571 _wrap_weft_module_init_optimizer_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_572 _wrap_weft_module_forward_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_573 _wrap_weft_module_backward_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_574 _wrap_weft_module_update_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_575 _wrap_weft_module_update_metric_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_576 _wrap_weft_module_outputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_577 arg2);
+extern swig_type_578 _wrap_weft_module_params_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_579 arg2, swig_type_580 arg3);
+extern swig_type_581 _wrap_weft_module_fit_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_582 arg8, swig_type_583 arg9);
+extern swig_type_584 _wrap_weft_fit_session_create_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4, swig_intgo arg5, swig_intgo arg6, swig_intgo arg7, swig_type_585 arg8, swig_type_586 arg9);
+extern swig_type_587 _wrap_weft_fit_session_next_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_588 arg2);
+extern swig_type_589 _wrap_weft_fit_session_stop_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_590 _wrap_weft_fit_session_batch_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6);
+extern swig_type_596 _wrap_weft_fit_session_epoch_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7);
+extern swig_type_603 _wrap_weft_fit_session_epoch_metric_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6);
+extern swig_type_608 _wrap_weft_fit_session_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_609 _wrap_weft_module_score_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_610 _wrap_weft_module_save_checkpoint_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_611 arg2, swig_intgo arg3);
+extern swig_type_612 _wrap_weft_module_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_613 _wrap_weft_predictor_create_capi_e678374c4bfd216e(swig_type_614 arg1, swig_voidp arg2, swig_type_615 arg3, swig_type_616 arg4, swig_type_617 arg5, swig_type_618 arg6, swig_type_619 arg7, swig_intgo arg8, swig_intgo arg9, swig_type_620 arg10, swig_type_621 arg11, swig_type_622 arg12, swig_type_623 arg13, swig_type_624 arg14, swig_type_625 arg15);
+extern swig_type_626 _wrap_weft_predictor_create_from_files_capi_e678374c4bfd216e(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, swig_type_631 arg5, swig_type_632 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_633 arg9, swig_type_634 arg10, swig_type_635 arg11, swig_type_636 arg12, swig_type_637 arg13, swig_type_638 arg14);
+extern swig_type_639 _wrap_weft_predictor_set_monitor_callback_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_640 _wrap_weft_predictor_list_inputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_641 arg2);
+extern swig_type_642 _wrap_weft_predictor_list_outputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_643 arg2);
+extern swig_type_644 _wrap_weft_predictor_output_shape_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_645 arg2, swig_type_646 arg3, swig_type_647 arg4, swig_type_648 arg5, swig_type_649 arg6, swig_type_650 arg7, swig_type_651 arg8);
+extern swig_type_652 _wrap_weft_predictor_predict_packed_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_653 arg2, swig_voidp arg3, swig_type_654 arg4, swig_type_655 arg5, swig_type_656 arg6, swig_type_657 arg7, swig_voidp arg8, swig_type_658 arg9);
+extern swig_type_659 _wrap_weft_predictor_predict_packed_shaped_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_660 arg2, swig_voidp arg3, swig_type_661 arg4, swig_type_662 arg5, swig_type_663 arg6, swig_type_664 arg7, swig_voidp arg8, swig_type_665 arg9, swig_type_666 arg10, swig_type_667 arg11, swig_type_668 arg12);
+extern swig_type_669 _wrap_weft_predictor_predict_float_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_670 arg2, swig_type_671 arg3, swig_type_672 arg4, swig_type_673 arg5, swig_type_674 arg6, swig_type_675 arg7);
+extern swig_type_676 _wrap_weft_predictor_stats_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_677 arg2);
+extern swig_type_678 _wrap_weft_predictor_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_679 _wrap_weft_kvstore_create_capi_e678374c4bfd216e(swig_type_680 arg1, swig_type_681 arg2);
+extern swig_type_682 _wrap_weft_kvstore_type_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_683 arg2);
+extern swig_type_684 _wrap_weft_kvstore_rank_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_685 arg2, swig_type_686 arg3);
+extern swig_type_687 _wrap_weft_kvstore_init_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_688 arg2, swig_type_689 arg3, swig_type_690 arg4);
+extern swig_type_691 _wrap_weft_kvstore_push_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_692 arg2, swig_type_693 arg3, swig_type_694 arg4, swig_intgo arg5);
+extern swig_type_695 _wrap_weft_kvstore_pull_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_696 arg2, swig_type_697 arg3, swig_type_698 arg4, swig_intgo arg5);
+extern swig_type_699 _wrap_weft_kvstore_pushpull_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_700 arg2, swig_type_701 arg3, swig_type_702 arg4, swig_type_703 arg5, swig_intgo arg6);
+extern swig_type_704 _wrap_weft_kvstore_set_optimizer_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_705 _wrap_weft_kvstore_set_updater_queue_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_706 _wrap_weft_kvstore_next_update_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_707 arg2, swig_type_708 arg3, swig_type_709 arg4, swig_type_710 arg5);
+extern swig_type_711 _wrap_weft_kvstore_barrier_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_712 _wrap_weft_kvstore_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_713 _wrap_weft_module_init_optimizer_kvstore_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_714 _wrap_weft_data_iter_select_part_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_715 _wrap_weft_kvstore_finalize_capi_e678374c4bfd216e(void);
+extern swig_type_716 _wrap_weft_autograd_set_is_recording_capi_e678374c4bfd216e(swig_intgo arg1, swig_type_717 arg2);
+extern swig_type_718 _wrap_weft_autograd_set_is_training_capi_e678374c4bfd216e(swig_intgo arg1, swig_type_719 arg2);
+extern swig_type_720 _wrap_weft_autograd_is_recording_capi_e678374c4bfd216e(swig_type_721 arg1);
+extern swig_type_722 _wrap_weft_autograd_is_training_capi_e678374c4bfd216e(swig_type_723 arg1);
+extern swig_type_724 _wrap_weft_autograd_mark_variables_capi_e678374c4bfd216e(swig_type_725 arg1, swig_type_726 arg2, swig_type_727 arg3, swig_type_728 arg4);
+extern swig_type_729 _wrap_weft_autograd_backward_capi_e678374c4bfd216e(swig_type_730 arg1, swig_type_731 arg2, swig_type_732 arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_733 _wrap_weft_autograd_grad_capi_e678374c4bfd216e(swig_type_734 arg1, swig_type_735 arg2, swig_type_736 arg3, swig_type_737 arg4, swig_type_738 arg5, swig_intgo arg6, swig_intgo arg7, swig_type_739 arg8);
+extern swig_type_740 _wrap_weft_autograd_grad_ex_capi_e678374c4bfd216e(swig_type_741 arg1, swig_type_742 arg2, swig_type_743 arg3, swig_type_744 arg4, swig_type_745 arg5, swig_intgo arg6, swig_intgo arg7, swig_intgo arg8, swig_type_746 arg9);
+extern swig_type_747 _wrap_weft_ndarray_get_grad_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_748 arg2);
+extern swig_type_749 _wrap_weft_ndarray_detach_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_750 arg2);
+extern swig_type_751 _wrap_weft_autograd_get_symbol_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_752 arg2);
+extern swig_type_753 _wrap_weft_cached_op_create_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_754 arg2, swig_type_755 arg3, swig_type_756 arg4, swig_type_757 arg5);
+extern swig_type_758 _wrap_weft_cached_op_list_inputs_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_759 arg2);
+extern swig_type_760 _wrap_weft_cached_op_invoke_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_761 arg2, swig_type_762 arg3, swig_type_763 arg4, swig_type_764 arg5, swig_type_765 arg6);
+extern swig_type_766 _wrap_weft_cached_op_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_767 _wrap_weft_cached_op_set_monitor_callback_capi_e678374c4bfd216e(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_type_768 _wrap_weft_trainer_create_capi_e678374c4bfd216e(swig_type_769 arg1, swig_type_770 arg2, swig_type_771 arg3, uintptr_t arg4, swig_type_772 arg5);
+extern swig_type_773 _wrap_weft_trainer_step_capi_e678374c4bfd216e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_774 _wrap_weft_trainer_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_775 _wrap_weft_recordio_writer_create_capi_e678374c4bfd216e(swig_type_776 arg1, swig_type_777 arg2, swig_type_778 arg3);
+extern swig_type_779 _wrap_weft_recordio_writer_write_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2, swig_type_780 arg3);
+extern swig_type_781 _wrap_weft_recordio_writer_write_idx_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_782 arg2, swig_voidp arg3, swig_type_783 arg4);
+extern swig_type_784 _wrap_weft_recordio_writer_tell_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_785 arg2);
+extern swig_type_786 _wrap_weft_recordio_writer_close_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_787 _wrap_weft_recordio_writer_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_788 _wrap_weft_recordio_reader_create_capi_e678374c4bfd216e(swig_type_789 arg1, swig_type_790 arg2, swig_type_791 arg3);
+extern swig_type_792 _wrap_weft_recordio_reader_read_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_793 arg2, swig_type_794 arg3, swig_type_795 arg4);
+extern swig_type_796 _wrap_weft_recordio_reader_read_idx_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_797 arg2, swig_type_798 arg3, swig_type_799 arg4);
+extern swig_type_800 _wrap_weft_recordio_reader_num_keys_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_801 arg2);
+extern swig_type_802 _wrap_weft_recordio_reader_keys_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_803 arg2, swig_type_804 arg3, swig_type_805 arg4);
+extern swig_type_806 _wrap_weft_recordio_reader_seek_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_807 arg2);
+extern swig_type_808 _wrap_weft_recordio_reader_tell_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_809 arg2);
+extern swig_type_810 _wrap_weft_recordio_reader_reset_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_811 _wrap_weft_recordio_reader_free_capi_e678374c4bfd216e(uintptr_t arg1);
+extern swig_type_812 _wrap_weft_recordio_pack_header_capi_e678374c4bfd216e(float arg1, swig_type_813 arg2, swig_type_814 arg3, swig_type_815 arg4, swig_type_816 arg5, swig_voidp arg6, swig_type_817 arg7, swig_type_818 arg8);
+extern swig_type_819 _wrap_weft_recordio_unpack_header_capi_e678374c4bfd216e(swig_voidp arg1, swig_type_820 arg2, swig_type_821 arg3, swig_type_822 arg4, swig_type_823 arg5, swig_type_824 arg6, swig_type_825 arg7);
+extern swig_type_826 _wrap_weft_recordio_unpack_labels_capi_e678374c4bfd216e(swig_voidp arg1, swig_type_827 arg2, swig_type_828 arg3, swig_type_829 arg4, swig_type_830 arg5);
+extern swig_type_831 _wrap_weft_image_reencode_capi_e678374c4bfd216e(swig_voidp arg1, swig_type_832 arg2, swig_intgo arg3, swig_intgo arg4, swig_intgo arg5, swig_type_833 arg6, swig_intgo arg7, swig_type_834 arg8);
+extern swig_type_835 _wrap_weft_amp_convert_model_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_836 arg2, swig_type_837 arg3, swig_type_838 arg4, swig_type_839 arg5, swig_type_840 arg6, swig_type_841 arg7, swig_intgo arg8, swig_type_842 arg9, swig_type_843 arg10, swig_intgo arg11, swig_type_844 arg12, swig_type_845 arg13, swig_type_846 arg14);
+extern swig_type_847 _wrap_weft_quantize_model_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_848 arg2, swig_type_849 arg3, swig_type_850 arg4, swig_type_851 arg5, swig_type_852 arg6, swig_type_853 arg7, uintptr_t arg8, swig_type_854 arg9, swig_type_855 arg10, swig_type_856 arg11, swig_type_857 arg12, swig_intgo arg13, swig_type_858 arg14, swig_type_859 arg15, swig_type_860 arg16, swig_type_861 arg17, swig_type_862 arg18, swig_type_863 arg19, swig_type_864 arg20);
+extern swig_type_865 _wrap_weft_quantize_model_ex_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_866 arg2, swig_type_867 arg3, swig_type_868 arg4, swig_type_869 arg5, swig_type_870 arg6, swig_type_871 arg7, uintptr_t arg8, swig_type_872 arg9, swig_type_873 arg10, swig_type_874 arg11, swig_type_875 arg12, swig_type_876 arg13, swig_intgo arg14, swig_type_877 arg15, swig_type_878 arg16, swig_type_879 arg17, swig_type_880 arg18, swig_type_881 arg19, swig_type_882 arg20, swig_type_883 arg21);
+extern swig_type_884 _wrap_weft_custom_op_unregister_capi_e678374c4bfd216e(swig_type_885 arg1);
+extern swig_type_886 _wrap_weft_custom_op_list_capi_e678374c4bfd216e(swig_type_887 arg1);
+extern swig_type_888 _wrap_weft_ndarray_get_data_capi_e678374c4bfd216e(uintptr_t arg1, swig_voidp arg2);
+extern swig_type_889 _wrap_weft_custom_op_register_host_capi_e678374c4bfd216e(swig_type_890 arg1, uintptr_t arg2, swig_type_891 arg3);
+extern swig_type_892 _wrap_weft_custom_op_call_ints_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_893 arg2, swig_type_894 arg3, swig_type_895 arg4);
+extern swig_type_896 _wrap_weft_custom_op_call_num_strings_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_897 arg2);
+extern swig_type_898 _wrap_weft_custom_op_call_string_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_899 arg2, swig_type_900 arg3);
+extern swig_type_901 _wrap_weft_custom_op_call_arrays_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_902 arg2, swig_type_903 arg3, swig_type_904 arg4);
+extern swig_type_905 _wrap_weft_custom_op_call_set_ints_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_906 arg2, swig_type_907 arg3);
+extern swig_type_908 _wrap_weft_custom_op_call_add_string_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_909 arg2);
+extern swig_type_910 _wrap_weft_custom_op_call_fail_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_911 arg2);
+extern swig_type_912 _wrap_weft_ndarray_get_bytes_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_913 arg2, swig_type_914 arg3);
+extern swig_type_915 _wrap_weft_profiler_set_config_capi_e678374c4bfd216e(swig_type_916 arg1, swig_type_917 arg2, swig_type_918 arg3);
+extern swig_type_919 _wrap_weft_profiler_set_state_capi_e678374c4bfd216e(swig_intgo arg1);
+extern swig_type_920 _wrap_weft_profiler_get_state_capi_e678374c4bfd216e(swig_type_921 arg1);
+extern swig_type_922 _wrap_weft_profiler_pause_capi_e678374c4bfd216e(swig_intgo arg1);
+extern swig_type_923 _wrap_weft_profiler_dump_capi_e678374c4bfd216e(swig_intgo arg1);
+extern swig_type_924 _wrap_weft_profiler_trace_capi_e678374c4bfd216e(swig_type_925 arg1);
+extern swig_type_926 _wrap_weft_profiler_aggregate_capi_e678374c4bfd216e(swig_intgo arg1, swig_type_927 arg2, swig_type_928 arg3, swig_intgo arg4, swig_type_929 arg5);
+extern swig_type_930 _wrap_weft_profiler_range_push_capi_e678374c4bfd216e(swig_type_931 arg1);
+extern swig_type_932 _wrap_weft_profiler_range_pop_capi_e678374c4bfd216e(void);
+extern swig_type_933 _wrap_weft_profiler_set_marker_capi_e678374c4bfd216e(swig_type_934 arg1);
+extern swig_type_935 _wrap_weft_profiler_set_counter_capi_e678374c4bfd216e(swig_type_936 arg1, swig_type_937 arg2);
+extern swig_type_938 _wrap_weft_load_library_capi_e678374c4bfd216e(swig_type_939 arg1);
+extern swig_type_940 _wrap_weft_loaded_ops_capi_e678374c4bfd216e(swig_type_941 arg1);
+extern swig_type_942 _wrap_weft_onnx_import_capi_e678374c4bfd216e(swig_type_943 arg1, swig_type_944 arg2, swig_type_945 arg3, swig_type_946 arg4, swig_type_947 arg5, swig_type_948 arg6, swig_type_949 arg7, swig_type_950 arg8);
+extern swig_type_951 _wrap_weft_onnx_import_checkpoint_capi_e678374c4bfd216e(swig_type_952 arg1, swig_type_953 arg2, swig_type_954 arg3, swig_type_955 arg4, swig_type_956 arg5, swig_type_957 arg6);
+extern swig_type_958 _wrap_weft_onnx_supported_ops_capi_e678374c4bfd216e(swig_type_959 arg1);
+extern swig_type_960 _wrap_weft_onnx_export_capi_e678374c4bfd216e(uintptr_t arg1, swig_type_961 arg2, swig_type_962 arg3, swig_type_963 arg4, swig_type_964 arg5, swig_type_965 arg6, swig_type_966 arg7, swig_type_967 arg8, swig_type_968 arg9, swig_type_969 arg10, swig_type_970 arg11, swig_intgo arg12, swig_intgo arg13, swig_type_971 arg14, swig_type_972 arg15);
+extern swig_type_973 _wrap_weft_onnx_export_files_capi_e678374c4bfd216e(swig_type_974 arg1, swig_type_975 arg2, swig_type_976 arg3, swig_type_977 arg4, swig_type_978 arg5, swig_type_979 arg6, swig_intgo arg7, swig_intgo arg8, swig_type_980 arg9, swig_type_981 arg10);
 #undef intgo
 */
 import "C"
@@ -1338,13 +1349,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1393,13 +1404,13 @@ func weftJoin(ss []string) string {
 
 func Weft_binding_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_df5844a07fabea53())
+	swig_r = (int)(C._wrap_weft_binding_abi_version_capi_e678374c4bfd216e())
 	return swig_r
 }
 
 func Weft_binding_library_path() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_binding_library_path_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_binding_library_path_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1408,7 +1419,7 @@ func Weft_binding_library_path() (_swig_ret string) {
 
 func Weft_version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_version_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_version_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1417,13 +1428,13 @@ func Weft_version() (_swig_ret string) {
 
 func Weft_abi_version() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_weft_abi_version_capi_df5844a07fabea53())
+	swig_r = (int)(C._wrap_weft_abi_version_capi_e678374c4bfd216e())
 	return swig_r
 }
 
 func Weft_live_handle_count() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_df5844a07fabea53())
+	swig_r = (uint64)(C._wrap_weft_live_handle_count_capi_e678374c4bfd216e())
 	return swig_r
 }
 
@@ -1433,7 +1444,7 @@ func Weft_storage_stats(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_storage_stats_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_storage_stats_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_6)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1456,7 +1467,7 @@ func Weft_device_count(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_device_count_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_device_count_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), *(*C.swig_type_8)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1478,7 +1489,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_device_memory_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_device_memory_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -1500,7 +1511,7 @@ func Weft_device_memory(arg1 int, arg2 int, arg3 []uint64, arg4 []uint64) (_swig
 func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_random_seed_capi_df5844a07fabea53(C.swig_type_13(_swig_i_0))
+	swig_r_p := C._wrap_weft_random_seed_capi_e678374c4bfd216e(C.swig_type_13(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1515,7 +1526,7 @@ func Weft_random_seed(arg1 uint64) (_swig_ret error) {
 
 func Weft_wait_all() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_wait_all_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_wait_all_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1532,7 +1543,7 @@ func Weft_string_list_size(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_string_list_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_string_list_size_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1554,7 +1565,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_string_list_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_string_list_get_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1582,7 +1593,7 @@ func Weft_string_list_get(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret e
 func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_string_list_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_string_list_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1598,7 +1609,7 @@ func Weft_string_list_free(arg1 uintptr) (_swig_ret error) {
 func Weft_op_count(arg1 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_op_count_capi_df5844a07fabea53(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_op_count_capi_e678374c4bfd216e(*(*C.swig_type_22)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1619,7 +1630,7 @@ func Weft_op_name(arg1 uint64, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_op_name_capi_df5844a07fabea53(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_name_capi_e678374c4bfd216e(C.swig_type_24(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1650,7 +1661,7 @@ func Weft_op_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret error) {
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_op_info_capi_df5844a07fabea53(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_op_info_capi_e678374c4bfd216e(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -1693,7 +1704,7 @@ func Weft_op_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string, arg5 
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_op_param_capi_df5844a07fabea53(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_op_param_capi_e678374c4bfd216e(*(*C.swig_type_31)(unsafe.Pointer(&_swig_i_0)), C.swig_type_32(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -1761,7 +1772,7 @@ func Weft_op_aliases(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_op_aliases_capi_df5844a07fabea53(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_op_aliases_capi_e678374c4bfd216e(*(*C.swig_type_38)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1793,7 +1804,7 @@ func Weft_op_invoke(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_capi_df5844a07fabea53(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_capi_e678374c4bfd216e(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_type_43(_swig_i_2), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_4)), C.swig_type_46(_swig_i_5), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_6)), C.swig_type_48(_swig_i_7), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1837,7 +1848,7 @@ func Weft_op_invoke_into(arg1 string, arg2 []uintptr, arg3 uint64, arg4 []string
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_op_invoke_into_capi_df5844a07fabea53(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_op_invoke_into_capi_e678374c4bfd216e(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), C.swig_type_53(_swig_i_2), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_4)), C.swig_type_56(_swig_i_5), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_6)), C.swig_type_58(_swig_i_7), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1876,7 +1887,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_ndarray_create_capi_df5844a07fabea53(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_ndarray_create_capi_e678374c4bfd216e(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1898,7 +1909,7 @@ func Weft_ndarray_create(arg1 []int64, arg2 int, arg3 int, arg4 int, arg5 int, a
 func Weft_ndarray_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -1915,7 +1926,7 @@ func Weft_ndarray_ndim(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_ndim_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_ndim_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1936,7 +1947,7 @@ func Weft_ndarray_shape(arg1 uintptr, arg2 []int64, arg3 uint64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_shape_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1956,7 +1967,7 @@ func Weft_ndarray_size(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_size_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1976,7 +1987,7 @@ func Weft_ndarray_dtype(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_dtype_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_dtype_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1997,7 +2008,7 @@ func Weft_ndarray_context(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_context_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_context_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2021,7 +2032,7 @@ func Weft_ndarray_copy_from(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_77(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2039,7 +2050,7 @@ func Weft_ndarray_copy_to(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_79(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2057,7 +2068,7 @@ func Weft_ndarray_copy_from_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_from_float32_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_81(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2075,7 +2086,7 @@ func Weft_ndarray_copy_to_float32(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_weft_ndarray_copy_to_float32_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2094,7 +2105,7 @@ func Weft_ndarray_reshape(arg1 uintptr, arg2 []int64, arg3 int, arg4 []uintptr) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_reshape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_reshape_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2119,7 +2130,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_slice_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_slice_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_88(_swig_i_1), C.swig_type_89(_swig_i_2), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -2138,7 +2149,7 @@ func Weft_ndarray_slice(arg1 uintptr, arg2 int64, arg3 int64, arg4 []uintptr) (_
 func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_read_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2154,7 +2165,7 @@ func Weft_ndarray_wait_to_read(arg1 uintptr) (_swig_ret error) {
 func Weft_ndarray_wait_to_write(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_wait_to_write_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2174,7 +2185,7 @@ func Weft_ndarray_save_file(arg1 string, arg2 []uintptr, arg3 []string, arg4 uin
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_file_capi_df5844a07fabea53(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
+	swig_r_p := C._wrap_weft_ndarray_save_file_capi_e678374c4bfd216e(*(*C.swig_type_94)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_2)), C.swig_type_97(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2203,7 +2214,7 @@ func Weft_ndarray_save_buffer(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_save_buffer_capi_e678374c4bfd216e(*(*C.swig_type_99)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), C.swig_type_101(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2230,7 +2241,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_buffer_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_buffer_data_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2252,7 +2263,7 @@ func Weft_buffer_data(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) (_swig
 func Weft_buffer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_buffer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_buffer_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2269,7 +2280,7 @@ func Weft_ndarray_load_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_file_capi_df5844a07fabea53(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_file_capi_e678374c4bfd216e(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2293,7 +2304,7 @@ func Weft_ndarray_load_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintptr) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_buffer_capi_e678374c4bfd216e(C.swig_voidp(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2314,7 +2325,7 @@ func Weft_ndarray_list_size(arg1 uintptr, arg2 []uint64, arg3 []int32) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_size_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2339,7 +2350,7 @@ func Weft_ndarray_list_name(arg1 uintptr, arg2 uint64, arg3 []string) (_swig_ret
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_ndarray_list_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_117(_swig_i_1), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -2369,7 +2380,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_list_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_list_get_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_120(_swig_i_1), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2388,7 +2399,7 @@ func Weft_ndarray_list_get(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret
 func Weft_ndarray_list_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_ndarray_list_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_ndarray_list_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2408,7 +2419,7 @@ func Weft_ndarray_list_create(arg1 []uintptr, arg2 []string, arg3 uint64, arg4 [
  _swig_i_1 = weftJoin(arg2) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_ndarray_list_create_capi_df5844a07fabea53(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_ndarray_list_create_capi_e678374c4bfd216e(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), C.swig_type_126(_swig_i_2), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2434,7 +2445,7 @@ func Weft_ndarray_load_npy(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_capi_e678374c4bfd216e(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2457,7 +2468,7 @@ func Weft_ndarray_save_npy(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2478,7 +2489,7 @@ func Weft_ndarray_load_npy_buffer(arg1 unsafe.Pointer, arg2 uint64, arg3 []uintp
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_load_npy_buffer_capi_e678374c4bfd216e(C.swig_voidp(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2498,7 +2509,7 @@ func Weft_ndarray_save_npy_buffer(arg1 uintptr, arg2 []uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_save_npy_buffer_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2518,7 +2529,7 @@ func Weft_symbol_create_variable(arg1 string, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_create_variable_capi_df5844a07fabea53(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_create_variable_capi_e678374c4bfd216e(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2546,7 +2557,7 @@ func Weft_symbol_create_atomic(arg1 string, arg2 []string, arg3 []string, arg4 u
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_create_atomic_capi_e678374c4bfd216e(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_type_145(_swig_i_3), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2579,7 +2590,7 @@ func Weft_symbol_compose(arg1 uintptr, arg2 string, arg3 uint64, arg4 []string, 
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_compose_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_compose_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_1)), C.swig_type_149(_swig_i_2), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2606,7 +2617,7 @@ func Weft_symbol_group(arg1 []uintptr, arg2 uint64, arg3 []uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_group_capi_df5844a07fabea53(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_group_capi_e678374c4bfd216e(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)), C.swig_type_154(_swig_i_1), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2629,7 +2640,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_copy_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_copy_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2648,7 +2659,7 @@ func Weft_symbol_copy(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 func Weft_symbol_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_symbol_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_symbol_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -2665,7 +2676,7 @@ func Weft_symbol_num_outputs(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_num_outputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2686,7 +2697,7 @@ func Weft_symbol_get_output(arg1 uintptr, arg2 uint64, arg3 []uintptr) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_output_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_output_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_162(_swig_i_1), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2706,7 +2717,7 @@ func Weft_symbol_get_internals(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_internals_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_internals_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2726,7 +2737,7 @@ func Weft_symbol_get_children(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_children_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_children_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2746,7 +2757,7 @@ func Weft_symbol_list_arguments(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_arguments_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2766,7 +2777,7 @@ func Weft_symbol_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_outputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2786,7 +2797,7 @@ func Weft_symbol_list_auxiliary_states(arg1 uintptr, arg2 []uintptr) (_swig_ret 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_auxiliary_states_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2806,7 +2817,7 @@ func Weft_symbol_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_list_inputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2826,7 +2837,7 @@ func Weft_symbol_get_name(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_get_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_get_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2847,7 +2858,7 @@ func Weft_symbol_get_attr(arg1 uintptr, arg2 string, arg3 []uintptr) (_swig_ret 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_get_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_get_attr_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2871,7 +2882,7 @@ func Weft_symbol_set_attr(arg1 uintptr, arg2 string, arg3 string) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_symbol_set_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_symbol_set_attr_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2896,7 +2907,7 @@ func Weft_symbol_list_attr(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 []uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_symbol_list_attr_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_symbol_list_attr_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -2924,7 +2935,7 @@ func Weft_symbol_summary(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_summary_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_summary_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_188(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2963,7 +2974,7 @@ func Weft_symbol_to_dot(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint64,
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_symbol_to_dot_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_symbol_to_dot_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_4)), C.swig_type_198(_swig_i_5), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -2998,7 +3009,7 @@ func Weft_symbol_to_json(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_to_json_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_to_json_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3018,7 +3029,7 @@ func Weft_symbol_save_file(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_save_file_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_save_file_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3038,7 +3049,7 @@ func Weft_symbol_from_json(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_capi_df5844a07fabea53(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_capi_e678374c4bfd216e(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3061,7 +3072,7 @@ func Weft_symbol_from_json_file(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_symbol_from_json_file_capi_e678374c4bfd216e(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3087,7 +3098,7 @@ func Weft_symbol_json_info(arg1 uintptr, arg2 []int32, arg3 []int32, arg4 []int3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_json_info_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_json_info_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3121,7 +3132,7 @@ func Weft_symbol_infer_shape_partial(arg1 uintptr, arg2 uint64, arg3 []string, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_partial_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_218(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3155,7 +3166,7 @@ func Weft_symbol_infer_shape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []ui
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_symbol_infer_shape_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3184,7 +3195,7 @@ func Weft_shape_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_complete_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3205,7 +3216,7 @@ func Weft_shape_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_shape_result_count_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_count_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3228,7 +3239,7 @@ func Weft_shape_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) 
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_shape_result_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_234(_swig_i_2), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3259,7 +3270,7 @@ func Weft_shape_result_ndim(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_shape_result_ndim_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_shape_result_ndim_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_237(_swig_i_2), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3282,7 +3293,7 @@ func Weft_shape_result_dims(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int64, a
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_shape_result_dims_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
+	swig_r_p := C._wrap_weft_shape_result_dims_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_240(_swig_i_2), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3302,7 +3313,7 @@ func Weft_shape_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_shape_result_num_unknown_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3324,7 +3335,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_shape_result_unknown_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_246(_swig_i_1), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3352,7 +3363,7 @@ func Weft_shape_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_
 func Weft_shape_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_shape_result_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_shape_result_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3373,7 +3384,7 @@ func Weft_symbol_infer_type_partial(arg1 uintptr, arg2 uint64, arg3 []string, ar
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_partial_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_250(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3403,7 +3414,7 @@ func Weft_symbol_infer_type(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []int
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_symbol_infer_type_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_symbol_infer_type_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_255(_swig_i_1), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -3429,7 +3440,7 @@ func Weft_type_result_complete(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_complete_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3450,7 +3461,7 @@ func Weft_type_result_count(arg1 uintptr, arg2 int, arg3 []uint64) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_type_result_count_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_count_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3473,7 +3484,7 @@ func Weft_type_result_name(arg1 uintptr, arg2 int, arg3 uint64, arg4 []string) (
 	_swig_i_2 := arg3
 	var _swig_i_3 []string
  _swig_i_3 = make([]string, len(arg4)) 
-	swig_r_p := C._wrap_weft_type_result_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_264(_swig_i_2), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_3 {
@@ -3504,7 +3515,7 @@ func Weft_type_result_dtype(arg1 uintptr, arg2 int, arg3 uint64, arg4 []int32) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_type_result_dtype_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_type_result_dtype_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_267(_swig_i_2), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3524,7 +3535,7 @@ func Weft_type_result_num_unknown(arg1 uintptr, arg2 []uint64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_type_result_num_unknown_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3546,7 +3557,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_type_result_unknown_name_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -3574,7 +3585,7 @@ func Weft_type_result_unknown_name(arg1 uintptr, arg2 uint64, arg3 []string) (_s
 func Weft_type_result_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_type_result_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_type_result_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3607,7 +3618,7 @@ func Weft_symbol_place_device(arg1 uintptr, arg2 int, arg3 int, arg4 int, arg5 u
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_symbol_place_device_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_symbol_place_device_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_276(_swig_i_4), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_7)), C.swig_type_280(_swig_i_8), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_285)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3668,7 +3679,7 @@ func Weft_symbol_place_device_graph(arg1 uintptr, arg2 int, arg3 int, arg4 int, 
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_symbol_place_device_graph_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_289(_swig_i_4), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_7)), C.swig_type_293(_swig_i_8), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_5
@@ -3721,7 +3732,7 @@ func Weft_executor_simple_bind(arg1 uintptr, arg2 int, arg3 int, arg4 uint64, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_300(_swig_i_3), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_6)), C.swig_type_304(_swig_i_7), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3767,7 +3778,7 @@ func Weft_executor_bind(arg1 uintptr, arg2 int, arg3 int, arg4 []uintptr, arg5 u
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_executor_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_executor_bind_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_3)), C.swig_type_311(_swig_i_4), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_7)), C.swig_type_315(_swig_i_8), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -3816,7 +3827,7 @@ func Weft_executor_simple_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
 	_swig_i_15 := arg16
-	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_group2ctx_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_318(_swig_i_3), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_6)), C.swig_type_322(_swig_i_7), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_10)), C.swig_type_326(_swig_i_11), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_14)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_15)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3876,7 +3887,7 @@ func Weft_executor_bind_group2ctx(arg1 uintptr, arg2 int, arg3 int, arg4 uint64,
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_executor_bind_group2ctx_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_332(_swig_i_3), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_7)), C.swig_type_337(_swig_i_8), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_11)), C.swig_type_341(_swig_i_12), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -3917,7 +3928,7 @@ func Weft_executor_forward(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_forward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_forward_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -3935,7 +3946,7 @@ func Weft_executor_backward(arg1 uintptr, arg2 []uintptr, arg3 uint64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_backward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_backward_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_type_346(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3955,7 +3966,7 @@ func Weft_executor_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_outputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3975,7 +3986,7 @@ func Weft_executor_arg_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_arg_arrays_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3995,7 +4006,7 @@ func Weft_executor_grad_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_grad_arrays_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4015,7 +4026,7 @@ func Weft_executor_aux_arrays(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_aux_arrays_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4042,7 +4053,7 @@ func Weft_executor_reshape(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_executor_reshape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_executor_reshape_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -4071,7 +4082,7 @@ func Weft_executor_print(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_print_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_print_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_362)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4091,7 +4102,7 @@ func Weft_executor_memory(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_memory_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_memory_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4113,7 +4124,7 @@ func Weft_executor_placement(arg1 uintptr, arg2 []uintptr, arg3 []uint64, arg4 [
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_placement_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_executor_placement_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4139,7 +4150,7 @@ func Weft_executor_float32_nodes(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_executor_float32_nodes_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4161,7 +4172,7 @@ func Weft_executor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_set_monitor_callback_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4178,7 +4189,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_monitor_stat_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4197,7 +4208,7 @@ func Weft_ndarray_monitor_stat(arg1 uintptr, arg2 []float64) (_swig_ret error) {
 func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4213,7 +4224,7 @@ func Weft_executor_free(arg1 uintptr) (_swig_ret error) {
 func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_create_capi_df5844a07fabea53(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_executor_options_create_capi_e678374c4bfd216e(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4232,7 +4243,7 @@ func Weft_executor_options_create(arg1 []uintptr) (_swig_ret error) {
 func Weft_executor_options_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_executor_options_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_executor_options_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4249,7 +4260,7 @@ func Weft_executor_options_set_match_range(arg1 uintptr, arg2 int) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_match_range_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4266,7 +4277,7 @@ func Weft_executor_options_set_num_groups(arg1 uintptr, arg2 int) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_num_groups_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4283,7 +4294,7 @@ func Weft_executor_options_set_bulk_max_nodes(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_bulk_max_nodes_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4300,7 +4311,7 @@ func Weft_executor_options_set_optimize_inference(arg1 uintptr, arg2 int) (_swig
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_optimize_inference_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4317,7 +4328,7 @@ func Weft_executor_options_set_allow_fallback(arg1 uintptr, arg2 int) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_executor_options_set_allow_fallback_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4336,7 +4347,7 @@ func Weft_executor_options_add_group(arg1 uintptr, arg2 string, arg3 int, arg4 i
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_executor_options_add_group_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_executor_options_add_group_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4357,7 +4368,7 @@ func Weft_executor_options_set_grad_req(arg1 uintptr, arg2 string, arg3 int) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_executor_options_set_grad_req_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4389,7 +4400,7 @@ func Weft_executor_simple_bind_with_options(arg1 uintptr, arg2 int, arg3 int, ar
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
-	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_388(_swig_i_3), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), C.swig_type_392(_swig_i_7), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_11)))
+	swig_r_p := C._wrap_weft_executor_simple_bind_with_options_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_388(_swig_i_3), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), C.swig_type_392(_swig_i_7), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_9)), C.uintptr_t(_swig_i_10), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_11)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_4
@@ -4433,7 +4444,7 @@ func Weft_executor_bind_with_options(arg1 uintptr, arg2 int, arg3 int, arg4 []ui
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_3)), C.swig_type_398(_swig_i_4), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_7)), C.swig_type_402(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_executor_bind_with_options_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_3)), C.swig_type_398(_swig_i_4), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_7)), C.swig_type_402(_swig_i_8), C.uintptr_t(_swig_i_9), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -4465,7 +4476,7 @@ func Weft_engine_configure(arg1 int, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_configure_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_engine_configure_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4482,7 +4493,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_info_capi_df5844a07fabea53(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_info_capi_e678374c4bfd216e(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4503,7 +4514,7 @@ func Weft_engine_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 
 func Weft_engine_shutdown() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_engine_shutdown_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_engine_shutdown_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4519,7 +4530,7 @@ func Weft_engine_shutdown() (_swig_ret error) {
 func Weft_engine_on_worker_thread(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_engine_on_worker_thread_capi_e678374c4bfd216e(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4538,7 +4549,7 @@ func Weft_engine_on_worker_thread(arg1 []int32) (_swig_ret error) {
 func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_create_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4554,7 +4565,7 @@ func Weft_engine_var_create(arg1 WeftEngineVar) (_swig_ret error) {
 func Weft_engine_var_free(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4571,7 +4582,7 @@ func Weft_engine_var_version(arg1 WeftEngineVar, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_var_version_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_var_version_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4597,7 +4608,7 @@ func Weft_engine_push_sync(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fnp
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_sync_capi_df5844a07fabea53(C.swig_type_416(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_417(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_418(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_419(_swig_i_6), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_sync_capi_e678374c4bfd216e(C.swig_type_416(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_417(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_418(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_419(_swig_i_6), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4623,7 +4634,7 @@ func Weft_engine_push_async(arg1 _swig_fnptr, arg2 unsafe.Pointer, arg3 _swig_fn
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_engine_push_async_capi_df5844a07fabea53(C.swig_type_422(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_423(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_424(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_425(_swig_i_6), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_engine_push_async_capi_e678374c4bfd216e(C.swig_type_422(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_423(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_type_424(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_425(_swig_i_6), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -4643,7 +4654,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_engine_complete_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_engine_complete_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4662,7 +4673,7 @@ func Weft_engine_complete(arg1 WeftEngineCompletion, arg2 string) (_swig_ret err
 func Weft_engine_var_wait(arg1 WeftEngineVar) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_weft_engine_var_wait_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_engine_var_wait_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4679,7 +4690,7 @@ func Weft_idx_load(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_idx_load_capi_df5844a07fabea53(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_idx_load_capi_e678374c4bfd216e(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4704,7 +4715,7 @@ func Weft_mnist_load(arg1 string, arg2 string, arg3 []uintptr, arg4 []uintptr) (
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_mnist_load_capi_df5844a07fabea53(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_mnist_load_capi_e678374c4bfd216e(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4744,7 +4755,7 @@ func Weft_data_iter_create_ndarray(arg1 uint64, arg2 []string, arg3 []uintptr, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(C.swig_type_439(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.swig_type_442(_swig_i_3), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_type_446(_swig_i_9), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_10)))
+	swig_r_p := C._wrap_weft_data_iter_create_ndarray_capi_e678374c4bfd216e(C.swig_type_439(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.swig_type_442(_swig_i_3), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_type_446(_swig_i_9), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_10)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -4784,7 +4795,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_data_iter_create_capi_df5844a07fabea53(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), C.swig_type_452(_swig_i_3), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_data_iter_create_capi_e678374c4bfd216e(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), C.swig_type_452(_swig_i_3), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4812,7 +4823,7 @@ func Weft_data_iter_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
 func Weft_data_iter_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_list_capi_df5844a07fabea53(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_data_iter_list_capi_e678374c4bfd216e(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4834,7 +4845,7 @@ func Weft_data_iter_info(arg1 string, arg2 []string, arg3 []uint64) (_swig_ret e
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_info_capi_df5844a07fabea53(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_data_iter_info_capi_e678374c4bfd216e(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -4877,7 +4888,7 @@ func Weft_data_iter_param(arg1 string, arg2 uint64, arg3 []string, arg4 []string
  _swig_i_4 = make([]string, len(arg5)) 
 	var _swig_i_5 []string
  _swig_i_5 = make([]string, len(arg6)) 
-	swig_r_p := C._wrap_weft_data_iter_param_capi_df5844a07fabea53(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_data_iter_param_capi_e678374c4bfd216e(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -4945,7 +4956,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_next_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_next_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4964,7 +4975,7 @@ func Weft_data_iter_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_reset_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -4981,7 +4992,7 @@ func Weft_data_iter_data(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_data_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5001,7 +5012,7 @@ func Weft_data_iter_label(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_label_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_label_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5021,7 +5032,7 @@ func Weft_data_iter_pad(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_pad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_pad_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5043,7 +5054,7 @@ func Weft_data_iter_index(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []uint64
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_data_iter_index_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), C.swig_type_478(_swig_i_2), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_data_iter_index_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_1)), C.swig_type_478(_swig_i_2), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5066,7 +5077,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_data_iter_batch_size_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5085,7 +5096,7 @@ func Weft_data_iter_batch_size(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_data_iter_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_data_iter_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_data_iter_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5107,7 +5118,7 @@ func Weft_metric_create(arg1 string, arg2 []string, arg3 []string, arg4 uint64, 
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_create_capi_df5844a07fabea53(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_create_capi_e678374c4bfd216e(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), C.swig_type_487(_swig_i_3), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5141,7 +5152,7 @@ func Weft_metric_composite_add(arg1 uintptr, arg2 string, arg3 []string, arg4 []
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_composite_add_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.swig_type_493(_swig_i_4))
+	swig_r_p := C._wrap_weft_metric_composite_add_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.swig_type_493(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5170,7 +5181,7 @@ func Weft_metric_update(arg1 uintptr, arg2 uint64, arg3 []uintptr, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_495(_swig_i_1), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), C.swig_type_497(_swig_i_3), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_update_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_495(_swig_i_1), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), C.swig_type_497(_swig_i_3), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5193,7 +5204,7 @@ func Weft_metric_num_values(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_metric_num_values_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_metric_num_values_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5216,7 +5227,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_metric_get_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_metric_get_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_2)), C.swig_type_504(_swig_i_3), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5241,7 +5252,7 @@ func Weft_metric_get(arg1 uintptr, arg2 []uintptr, arg3 []float64, arg4 uint64, 
 func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_reset_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5257,7 +5268,7 @@ func Weft_metric_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_metric_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_metric_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_metric_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5283,7 +5294,7 @@ func Weft_checkpoint_save(arg1 string, arg2 int, arg3 uintptr, arg4 uint64, arg5
 	var _swig_i_7 string
  _swig_i_7 = weftJoin(arg8) 
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_checkpoint_save_capi_df5844a07fabea53(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_510(_swig_i_3), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_5)), C.swig_type_513(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_checkpoint_save_capi_e678374c4bfd216e(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_510(_swig_i_3), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_5)), C.swig_type_513(_swig_i_6), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5318,7 +5329,7 @@ func Weft_checkpoint_load(arg1 string, arg2 int, arg3 []uintptr, arg4 []uintptr,
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_checkpoint_load_capi_df5844a07fabea53(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_checkpoint_load_capi_e678374c4bfd216e(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5353,7 +5364,7 @@ func Weft_initializer_create(arg1 string, arg2 []string, arg3 []string, arg4 uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_initializer_create_capi_df5844a07fabea53(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), C.swig_type_526(_swig_i_4), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_initializer_create_capi_e678374c4bfd216e(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_2)), C.swig_type_525(_swig_i_3), C.swig_type_526(_swig_i_4), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5383,7 +5394,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_initializer_init_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_initializer_init_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_529)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5402,7 +5413,7 @@ func Weft_initializer_init(arg1 uintptr, arg2 string, arg3 uintptr) (_swig_ret e
 func Weft_initializer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_initializer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_initializer_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5424,7 +5435,7 @@ func Weft_optimizer_create(arg1 string, arg2 []string, arg3 []string, arg4 uint6
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_create_capi_df5844a07fabea53(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), C.swig_type_535(_swig_i_3), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_optimizer_create_capi_e678374c4bfd216e(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), C.swig_type_535(_swig_i_3), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5457,7 +5468,7 @@ func Weft_optimizer_set_lr_scheduler(arg1 uintptr, arg2 string, arg3 []int64, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)), C.swig_type_540(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_538)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_539)(unsafe.Pointer(&_swig_i_2)), C.swig_type_540(_swig_i_3), C.float(_swig_i_4), C.float(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5485,7 +5496,7 @@ func Weft_optimizer_set_lr_scheduler_ex(arg1 uintptr, arg2 string, arg3 []string
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_3)), C.swig_type_545(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_set_lr_scheduler_ex_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_3)), C.swig_type_545(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5511,7 +5522,7 @@ func Weft_optimizer_set_multipliers(arg1 uintptr, arg2 uintptr) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_multipliers_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5528,7 +5539,7 @@ func Weft_optimizer_set_rescale_grad(arg1 uintptr, arg2 float32) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
+	swig_r_p := C._wrap_weft_optimizer_set_rescale_grad_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.float(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5548,7 +5559,7 @@ func Weft_optimizer_update(arg1 uintptr, arg2 int, arg3 string, arg4 uintptr, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_optimizer_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_weft_optimizer_update_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -5568,7 +5579,7 @@ func Weft_optimizer_num_update(arg1 uintptr, arg2 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_num_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_num_update_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5589,7 +5600,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_optimizer_learning_rate_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5611,7 +5622,7 @@ func Weft_optimizer_learning_rate(arg1 uintptr, arg2 string, arg3 []float32) (_s
 func Weft_optimizer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_optimizer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_optimizer_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5628,7 +5639,7 @@ func Weft_optimizer_save_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_save_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_save_states_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5648,7 +5659,7 @@ func Weft_optimizer_load_states(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_optimizer_load_states_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_optimizer_load_states_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5676,7 +5687,7 @@ func Weft_module_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 uint64, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_module_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), C.swig_type_563(_swig_i_3), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_module_create_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_561(_swig_i_1), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), C.swig_type_563(_swig_i_3), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5704,7 +5715,7 @@ func Weft_module_set_fixed_params(arg1 uintptr, arg2 uint64, arg3 []string) (_sw
 	_swig_i_1 := arg2
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_567(_swig_i_1), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_set_fixed_params_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_567(_swig_i_1), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -5725,7 +5736,7 @@ func Weft_module_bind(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_bind_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_bind_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5745,7 +5756,7 @@ func Weft_module_init_params(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_module_init_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_module_init_params_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5762,7 +5773,7 @@ func Weft_module_init_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_init_optimizer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_module_init_optimizer_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5780,7 +5791,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_forward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_forward_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5796,7 +5807,7 @@ func Weft_module_forward(arg1 uintptr, arg2 uintptr, arg3 int) (_swig_ret error)
 func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_backward_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_backward_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5812,7 +5823,7 @@ func Weft_module_backward(arg1 uintptr) (_swig_ret error) {
 func Weft_module_update(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_update_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5830,7 +5841,7 @@ func Weft_module_update_metric(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_update_metric_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_update_metric_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5847,7 +5858,7 @@ func Weft_module_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_module_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_module_outputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5868,7 +5879,7 @@ func Weft_module_params(arg1 uintptr, arg2 []uintptr, arg3 []uintptr) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_params_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_module_params_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5898,7 +5909,7 @@ func Weft_module_fit(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uintptr, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_module_fit_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_module_fit_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5928,7 +5939,7 @@ func Weft_fit_session_create(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 uint
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_fit_session_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_fit_session_create_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
@@ -5951,7 +5962,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_fit_session_next_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_fit_session_next_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -5970,7 +5981,7 @@ func Weft_fit_session_next(arg1 uintptr, arg2 []int32) (_swig_ret error) {
 func Weft_fit_session_stop(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_stop_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_stop_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -5991,7 +6002,7 @@ func Weft_fit_session_batch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_batch_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_batch_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6028,7 +6039,7 @@ func Weft_fit_session_epoch(arg1 uintptr, arg2 []int32, arg3 []int64, arg4 []int
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_fit_session_epoch_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6067,7 +6078,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), C.swig_type_606(_swig_i_4), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_fit_session_epoch_metric_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), C.swig_type_606(_swig_i_4), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6092,7 +6103,7 @@ func Weft_fit_session_epoch_metric(arg1 uintptr, arg2 int, arg3 []uintptr, arg4 
 func Weft_fit_session_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_fit_session_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_fit_session_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6110,7 +6121,7 @@ func Weft_module_score(arg1 uintptr, arg2 uintptr, arg3 uintptr) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_score_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_score_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6128,7 +6139,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_save_checkpoint_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6147,7 +6158,7 @@ func Weft_module_save_checkpoint(arg1 uintptr, arg2 string, arg3 int) (_swig_ret
 func Weft_module_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_module_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_module_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6181,7 +6192,7 @@ func Weft_predictor_create(arg1 string, arg2 unsafe.Pointer, arg3 uint64, arg4 u
 	var _swig_i_13 string
  _swig_i_13 = weftJoin(arg14) 
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_predictor_create_capi_df5844a07fabea53(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_615(_swig_i_2), C.swig_type_616(_swig_i_3), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_620(_swig_i_9), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_10)), C.swig_type_622(_swig_i_11), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_predictor_create_capi_e678374c4bfd216e(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), C.swig_voidp(_swig_i_1), C.swig_type_615(_swig_i_2), C.swig_type_616(_swig_i_3), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_type_620(_swig_i_9), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_10)), C.swig_type_622(_swig_i_11), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6238,7 +6249,7 @@ func Weft_predictor_create_from_files(arg1 string, arg2 string, arg3 uint64, arg
 	var _swig_i_12 string
  _swig_i_12 = weftJoin(arg13) 
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), C.swig_type_629(_swig_i_2), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_633(_swig_i_8), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_9)), C.swig_type_635(_swig_i_10), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_predictor_create_from_files_capi_e678374c4bfd216e(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), C.swig_type_629(_swig_i_2), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_631)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_632)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_type_633(_swig_i_8), *(*C.swig_type_634)(unsafe.Pointer(&_swig_i_9)), C.swig_type_635(_swig_i_10), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_637)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_638)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6284,7 +6295,7 @@ func Weft_predictor_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_predictor_set_monitor_callback_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6301,7 +6312,7 @@ func Weft_predictor_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_inputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6321,7 +6332,7 @@ func Weft_predictor_list_outputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_list_outputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6347,7 +6358,7 @@ func Weft_predictor_output_shape(arg1 uintptr, arg2 uint64, arg3 []uint64, arg4 
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_predictor_output_shape_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_type_648(_swig_i_4), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_5)), C.swig_type_650(_swig_i_6), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_predictor_output_shape_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_645(_swig_i_1), *(*C.swig_type_646)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_647)(unsafe.Pointer(&_swig_i_3)), C.swig_type_648(_swig_i_4), *(*C.swig_type_649)(unsafe.Pointer(&_swig_i_5)), C.swig_type_650(_swig_i_6), *(*C.swig_type_651)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -6383,7 +6394,7 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_653(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_5)), C.swig_type_657(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_predictor_predict_packed_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_653(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_654)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_655)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_656)(unsafe.Pointer(&_swig_i_5)), C.swig_type_657(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_658)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
@@ -6408,6 +6419,51 @@ func Weft_predictor_predict_packed(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointe
 	return swig_r_1
 }
 
+func Weft_predictor_predict_packed_shaped(arg1 uintptr, arg2 uint64, arg3 unsafe.Pointer, arg4 []uint64, arg5 []uint64, arg6 []int64, arg7 uint64, arg8 unsafe.Pointer, arg9 []uint64, arg10 []uint64, arg11 []int64, arg12 uint64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	swig_r_p := C._wrap_weft_predictor_predict_packed_shaped_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_660(_swig_i_1), C.swig_voidp(_swig_i_2), *(*C.swig_type_661)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_663)(unsafe.Pointer(&_swig_i_5)), C.swig_type_664(_swig_i_6), C.swig_voidp(_swig_i_7), *(*C.swig_type_665)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_666)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_667)(unsafe.Pointer(&_swig_i_10)), C.swig_type_668(_swig_i_11))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg10
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg11
+	}
+	var swig_r_1 error
+
+	if swig_r == "" {
+		swig_r_1 = nil
+	} else {
+		swig_r_1 = weftStatus(swigCopyString(swig_r))
+	}
+
+	return swig_r_1
+}
+
 func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg4 []int64, arg5 uint64, arg6 []float32, arg7 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -6417,7 +6473,7 @@ func Weft_predictor_predict_float(arg1 uintptr, arg2 []float32, arg3 uint64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_predictor_predict_float_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_660)(unsafe.Pointer(&_swig_i_1)), C.swig_type_661(_swig_i_2), *(*C.swig_type_662)(unsafe.Pointer(&_swig_i_3)), C.swig_type_663(_swig_i_4), *(*C.swig_type_664)(unsafe.Pointer(&_swig_i_5)), C.swig_type_665(_swig_i_6))
+	swig_r_p := C._wrap_weft_predictor_predict_float_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_670)(unsafe.Pointer(&_swig_i_1)), C.swig_type_671(_swig_i_2), *(*C.swig_type_672)(unsafe.Pointer(&_swig_i_3)), C.swig_type_673(_swig_i_4), *(*C.swig_type_674)(unsafe.Pointer(&_swig_i_5)), C.swig_type_675(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6443,7 +6499,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_predictor_stats_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_667)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_predictor_stats_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_677)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6462,7 +6518,7 @@ func Weft_predictor_stats(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_predictor_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_predictor_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_predictor_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6479,7 +6535,7 @@ func Weft_kvstore_create(arg1 string, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_create_capi_df5844a07fabea53(*(*C.swig_type_670)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_671)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_create_capi_e678374c4bfd216e(*(*C.swig_type_680)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_681)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6503,7 +6559,7 @@ func Weft_kvstore_type(arg1 uintptr, arg2 []string) (_swig_ret error) {
 	_swig_i_0 := arg1
 	var _swig_i_1 []string
  _swig_i_1 = make([]string, len(arg2)) 
-	swig_r_p := C._wrap_weft_kvstore_type_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_673)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_kvstore_type_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6533,7 +6589,7 @@ func Weft_kvstore_rank(arg1 uintptr, arg2 []int32, arg3 []int32) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_kvstore_rank_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_675)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_676)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_kvstore_rank_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_685)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_686)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6559,7 +6615,7 @@ func Weft_kvstore_init(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr)
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_kvstore_init_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_678(_swig_i_1), *(*C.swig_type_679)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_680)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_kvstore_init_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_688(_swig_i_1), *(*C.swig_type_689)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_690)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6586,7 +6642,7 @@ func Weft_kvstore_push(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_push_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_682(_swig_i_1), *(*C.swig_type_683)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_684)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_push_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_692(_swig_i_1), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_694)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6613,7 +6669,7 @@ func Weft_kvstore_pull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr,
  _swig_i_2 = weftJoin(arg3) 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_pull_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_686(_swig_i_1), *(*C.swig_type_687)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_688)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_kvstore_pull_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_696(_swig_i_1), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6641,7 +6697,7 @@ func Weft_kvstore_pushpull(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_690(_swig_i_1), *(*C.swig_type_691)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_692)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_693)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_weft_kvstore_pushpull_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_700(_swig_i_1), *(*C.swig_type_701)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_702)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_703)(unsafe.Pointer(&_swig_i_4)), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -6667,7 +6723,7 @@ func Weft_kvstore_set_optimizer(arg1 uintptr, arg2 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_optimizer_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6684,7 +6740,7 @@ func Weft_kvstore_set_updater_queue(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_kvstore_set_updater_queue_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6705,7 +6761,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_kvstore_next_update_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_697)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_698)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_699)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_700)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_kvstore_next_update_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_708)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_710)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_1 {
@@ -6742,7 +6798,7 @@ func Weft_kvstore_next_update(arg1 uintptr, arg2 []string, arg3 []uintptr, arg4 
 func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_barrier_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_barrier_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6758,7 +6814,7 @@ func Weft_kvstore_barrier(arg1 uintptr) (_swig_ret error) {
 func Weft_kvstore_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_kvstore_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_kvstore_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6776,7 +6832,7 @@ func Weft_module_init_optimizer_kvstore(arg1 uintptr, arg2 uintptr, arg3 uintptr
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_weft_module_init_optimizer_kvstore_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6794,7 +6850,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_data_iter_select_part_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_weft_data_iter_select_part_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6809,7 +6865,7 @@ func Weft_data_iter_select_part(arg1 uintptr, arg2 int, arg3 int) (_swig_ret err
 
 func Weft_kvstore_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_kvstore_finalize_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_kvstore_finalize_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -6826,7 +6882,7 @@ func Weft_autograd_set_is_recording(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_707)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_recording_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6846,7 +6902,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_709)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_set_is_training_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), *(*C.swig_type_719)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -6865,7 +6921,7 @@ func Weft_autograd_set_is_training(arg1 int, arg2 []int32) (_swig_ret error) {
 func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_recording_capi_df5844a07fabea53(*(*C.swig_type_711)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_recording_capi_e678374c4bfd216e(*(*C.swig_type_721)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6884,7 +6940,7 @@ func Weft_autograd_is_recording(arg1 []int32) (_swig_ret error) {
 func Weft_autograd_is_training(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_autograd_is_training_capi_df5844a07fabea53(*(*C.swig_type_713)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_autograd_is_training_capi_e678374c4bfd216e(*(*C.swig_type_723)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6906,7 +6962,7 @@ func Weft_autograd_mark_variables(arg1 []uintptr, arg2 uint64, arg3 []int32, arg
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(*(*C.swig_type_715)(unsafe.Pointer(&_swig_i_0)), C.swig_type_716(_swig_i_1), *(*C.swig_type_717)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_718)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_autograd_mark_variables_capi_e678374c4bfd216e(*(*C.swig_type_725)(unsafe.Pointer(&_swig_i_0)), C.swig_type_726(_swig_i_1), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_728)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6935,7 +6991,7 @@ func Weft_autograd_backward(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 in
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_autograd_backward_capi_df5844a07fabea53(*(*C.swig_type_720)(unsafe.Pointer(&_swig_i_0)), C.swig_type_721(_swig_i_1), *(*C.swig_type_722)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_weft_autograd_backward_capi_e678374c4bfd216e(*(*C.swig_type_730)(unsafe.Pointer(&_swig_i_0)), C.swig_type_731(_swig_i_1), *(*C.swig_type_732)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -6964,7 +7020,7 @@ func Weft_autograd_grad(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []uint
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_autograd_grad_capi_df5844a07fabea53(*(*C.swig_type_724)(unsafe.Pointer(&_swig_i_0)), C.swig_type_725(_swig_i_1), *(*C.swig_type_726)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_727)(unsafe.Pointer(&_swig_i_3)), C.swig_type_728(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_729)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_autograd_grad_capi_e678374c4bfd216e(*(*C.swig_type_734)(unsafe.Pointer(&_swig_i_0)), C.swig_type_735(_swig_i_1), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_737)(unsafe.Pointer(&_swig_i_3)), C.swig_type_738(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_739)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7000,7 +7056,7 @@ func Weft_autograd_grad_ex(arg1 []uintptr, arg2 uint64, arg3 []uintptr, arg4 []u
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(*(*C.swig_type_731)(unsafe.Pointer(&_swig_i_0)), C.swig_type_732(_swig_i_1), *(*C.swig_type_733)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_734)(unsafe.Pointer(&_swig_i_3)), C.swig_type_735(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_736)(unsafe.Pointer(&_swig_i_8)))
+	swig_r_p := C._wrap_weft_autograd_grad_ex_capi_e678374c4bfd216e(*(*C.swig_type_741)(unsafe.Pointer(&_swig_i_0)), C.swig_type_742(_swig_i_1), *(*C.swig_type_743)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_744)(unsafe.Pointer(&_swig_i_3)), C.swig_type_745(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_8)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7029,7 +7085,7 @@ func Weft_ndarray_get_grad(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_738)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_get_grad_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_748)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7049,7 +7105,7 @@ func Weft_ndarray_detach(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_detach_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_740)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_ndarray_detach_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_750)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7069,7 +7125,7 @@ func Weft_autograd_get_symbol(arg1 uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_742)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_autograd_get_symbol_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_752)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7094,7 +7150,7 @@ func Weft_cached_op_create(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []stri
 	var _swig_i_3 string
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_cached_op_create_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_744(_swig_i_1), *(*C.swig_type_745)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_746)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_747)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_cached_op_create_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_754(_swig_i_1), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_756)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_757)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7120,7 +7176,7 @@ func Weft_cached_op_list_inputs(arg1 uintptr, arg2 []uintptr) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_749)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_cached_op_list_inputs_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_759)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7144,7 +7200,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_cached_op_invoke_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_751)(unsafe.Pointer(&_swig_i_1)), C.swig_type_752(_swig_i_2), *(*C.swig_type_753)(unsafe.Pointer(&_swig_i_3)), C.swig_type_754(_swig_i_4), *(*C.swig_type_755)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_cached_op_invoke_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_761)(unsafe.Pointer(&_swig_i_1)), C.swig_type_762(_swig_i_2), *(*C.swig_type_763)(unsafe.Pointer(&_swig_i_3)), C.swig_type_764(_swig_i_4), *(*C.swig_type_765)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7169,7 +7225,7 @@ func Weft_cached_op_invoke(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 []uin
 func Weft_cached_op_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_cached_op_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_cached_op_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7188,7 +7244,7 @@ func Weft_cached_op_set_monitor_callback(arg1 uintptr, arg2 uintptr, arg3 uintpt
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_weft_cached_op_set_monitor_callback_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7209,7 +7265,7 @@ func Weft_trainer_create(arg1 []string, arg2 []uintptr, arg3 uint64, arg4 uintpt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_trainer_create_capi_df5844a07fabea53(*(*C.swig_type_759)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_760)(unsafe.Pointer(&_swig_i_1)), C.swig_type_761(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_762)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_trainer_create_capi_e678374c4bfd216e(*(*C.swig_type_769)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_770)(unsafe.Pointer(&_swig_i_1)), C.swig_type_771(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_772)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_0
@@ -7235,7 +7291,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_trainer_step_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_weft_trainer_step_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7251,7 +7307,7 @@ func Weft_trainer_step(arg1 uintptr, arg2 int) (_swig_ret error) {
 func Weft_trainer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_trainer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_trainer_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7269,7 +7325,7 @@ func Weft_recordio_writer_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_create_capi_df5844a07fabea53(*(*C.swig_type_766)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_767)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_768)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_writer_create_capi_e678374c4bfd216e(*(*C.swig_type_776)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_777)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_778)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7296,7 +7352,7 @@ func Weft_recordio_writer_write(arg1 uintptr, arg2 unsafe.Pointer, arg3 uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_writer_write_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_770(_swig_i_2))
+	swig_r_p := C._wrap_weft_recordio_writer_write_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_780(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7315,7 +7371,7 @@ func Weft_recordio_writer_write_idx(arg1 uintptr, arg2 int64, arg3 unsafe.Pointe
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_772(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_773(_swig_i_3))
+	swig_r_p := C._wrap_weft_recordio_writer_write_idx_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_782(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_783(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7332,7 +7388,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_775)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_writer_tell_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7351,7 +7407,7 @@ func Weft_recordio_writer_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_close_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_close_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7367,7 +7423,7 @@ func Weft_recordio_writer_close(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_writer_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_writer_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_writer_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7385,7 +7441,7 @@ func Weft_recordio_reader_create(arg1 string, arg2 string, arg3 []uintptr) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_recordio_reader_create_capi_df5844a07fabea53(*(*C.swig_type_779)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_780)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_781)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_recordio_reader_create_capi_e678374c4bfd216e(*(*C.swig_type_789)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_790)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7413,7 +7469,7 @@ func Weft_recordio_reader_read(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint6
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_783)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_784)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_785)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_794)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7441,7 +7497,7 @@ func Weft_recordio_reader_read_idx(arg1 uintptr, arg2 int64, arg3 []unsafe.Point
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_787(_swig_i_1), *(*C.swig_type_788)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_789)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_read_idx_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1), *(*C.swig_type_798)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7464,7 +7520,7 @@ func Weft_recordio_reader_num_keys(arg1 uintptr, arg2 []uint64) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_791)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_num_keys_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_801)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7486,7 +7542,7 @@ func Weft_recordio_reader_keys(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []u
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_793)(unsafe.Pointer(&_swig_i_1)), C.swig_type_794(_swig_i_2), *(*C.swig_type_795)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_recordio_reader_keys_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), *(*C.swig_type_805)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7509,7 +7565,7 @@ func Weft_recordio_reader_seek(arg1 uintptr, arg2 uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_797(_swig_i_1))
+	swig_r_p := C._wrap_weft_recordio_reader_seek_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_807(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7526,7 +7582,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_799)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_recordio_reader_tell_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_809)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7545,7 +7601,7 @@ func Weft_recordio_reader_tell(arg1 uintptr, arg2 []uint64) (_swig_ret error) {
 func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_reset_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7561,7 +7617,7 @@ func Weft_recordio_reader_reset(arg1 uintptr) (_swig_ret error) {
 func Weft_recordio_reader_free(arg1 uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_recordio_reader_free_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_weft_recordio_reader_free_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7584,7 +7640,7 @@ func Weft_recordio_pack_header(arg1 float32, arg2 []float32, arg3 uint64, arg4 u
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_recordio_pack_header_capi_df5844a07fabea53(C.float(_swig_i_0), *(*C.swig_type_803)(unsafe.Pointer(&_swig_i_1)), C.swig_type_804(_swig_i_2), C.swig_type_805(_swig_i_3), C.swig_type_806(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_807(_swig_i_6), *(*C.swig_type_808)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_recordio_pack_header_capi_e678374c4bfd216e(C.float(_swig_i_0), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_1)), C.swig_type_814(_swig_i_2), C.swig_type_815(_swig_i_3), C.swig_type_816(_swig_i_4), C.swig_voidp(_swig_i_5), C.swig_type_817(_swig_i_6), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -7612,7 +7668,7 @@ func Weft_recordio_unpack_header(arg1 unsafe.Pointer, arg2 uint64, arg3 []int32,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_810(_swig_i_1), *(*C.swig_type_811)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_812)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_813)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_814)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_815)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_weft_recordio_unpack_header_capi_e678374c4bfd216e(C.swig_voidp(_swig_i_0), C.swig_type_820(_swig_i_1), *(*C.swig_type_821)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_822)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_825)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7647,7 +7703,7 @@ func Weft_recordio_unpack_labels(arg1 unsafe.Pointer, arg2 uint64, arg3 []float3
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_817(_swig_i_1), *(*C.swig_type_818)(unsafe.Pointer(&_swig_i_2)), C.swig_type_819(_swig_i_3), *(*C.swig_type_820)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_recordio_unpack_labels_capi_e678374c4bfd216e(C.swig_voidp(_swig_i_0), C.swig_type_827(_swig_i_1), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_2)), C.swig_type_829(_swig_i_3), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -7676,7 +7732,7 @@ func Weft_image_reencode(arg1 unsafe.Pointer, arg2 uint64, arg3 int, arg4 int, a
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_image_reencode_capi_df5844a07fabea53(C.swig_voidp(_swig_i_0), C.swig_type_822(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_823)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_824)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_image_reencode_capi_e678374c4bfd216e(C.swig_voidp(_swig_i_0), C.swig_type_832(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
@@ -7714,7 +7770,7 @@ func Weft_amp_convert_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_weft_amp_convert_model_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_826(_swig_i_1), *(*C.swig_type_827)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_828)(unsafe.Pointer(&_swig_i_3)), C.swig_type_829(_swig_i_4), *(*C.swig_type_830)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_831)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_832(_swig_i_8), *(*C.swig_type_833)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_834)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_835)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_836)(unsafe.Pointer(&_swig_i_13)))
+	swig_r_p := C._wrap_weft_amp_convert_model_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_836(_swig_i_1), *(*C.swig_type_837)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_838)(unsafe.Pointer(&_swig_i_3)), C.swig_type_839(_swig_i_4), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_841)(unsafe.Pointer(&_swig_i_6)), C.swig_intgo(_swig_i_7), C.swig_type_842(_swig_i_8), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_9)), C.swig_intgo(_swig_i_10), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_845)(unsafe.Pointer(&_swig_i_12)), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_13)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7777,7 +7833,7 @@ func Weft_quantize_model(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintpt
 	_swig_i_17 := arg18
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
-	swig_r_p := C._wrap_weft_quantize_model_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_838(_swig_i_1), *(*C.swig_type_839)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_840)(unsafe.Pointer(&_swig_i_3)), C.swig_type_841(_swig_i_4), *(*C.swig_type_842)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_843)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_844)(unsafe.Pointer(&_swig_i_8)), C.swig_type_845(_swig_i_9), *(*C.swig_type_846)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_847)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_848(_swig_i_13), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_14)), C.swig_type_850(_swig_i_15), *(*C.swig_type_851)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_19)))
+	swig_r_p := C._wrap_weft_quantize_model_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_848(_swig_i_1), *(*C.swig_type_849)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_850)(unsafe.Pointer(&_swig_i_3)), C.swig_type_851(_swig_i_4), *(*C.swig_type_852)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_853)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_854)(unsafe.Pointer(&_swig_i_8)), C.swig_type_855(_swig_i_9), *(*C.swig_type_856)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_857)(unsafe.Pointer(&_swig_i_11)), C.swig_intgo(_swig_i_12), C.swig_type_858(_swig_i_13), *(*C.swig_type_859)(unsafe.Pointer(&_swig_i_14)), C.swig_type_860(_swig_i_15), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_16)), *(*C.swig_type_862)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_863)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_19)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7853,7 +7909,7 @@ func Weft_quantize_model_ex(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 	_swig_i_18 := arg19
 	_swig_i_19 := arg20
 	_swig_i_20 := arg21
-	swig_r_p := C._wrap_weft_quantize_model_ex_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_856(_swig_i_1), *(*C.swig_type_857)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_858)(unsafe.Pointer(&_swig_i_3)), C.swig_type_859(_swig_i_4), *(*C.swig_type_860)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_861)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_862)(unsafe.Pointer(&_swig_i_8)), C.swig_type_863(_swig_i_9), *(*C.swig_type_864)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_865)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_866)(unsafe.Pointer(&_swig_i_12)), C.swig_intgo(_swig_i_13), C.swig_type_867(_swig_i_14), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_15)), C.swig_type_869(_swig_i_16), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_19)), *(*C.swig_type_873)(unsafe.Pointer(&_swig_i_20)))
+	swig_r_p := C._wrap_weft_quantize_model_ex_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_866(_swig_i_1), *(*C.swig_type_867)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_868)(unsafe.Pointer(&_swig_i_3)), C.swig_type_869(_swig_i_4), *(*C.swig_type_870)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_871)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), *(*C.swig_type_872)(unsafe.Pointer(&_swig_i_8)), C.swig_type_873(_swig_i_9), *(*C.swig_type_874)(unsafe.Pointer(&_swig_i_10)), *(*C.swig_type_875)(unsafe.Pointer(&_swig_i_11)), *(*C.swig_type_876)(unsafe.Pointer(&_swig_i_12)), C.swig_intgo(_swig_i_13), C.swig_type_877(_swig_i_14), *(*C.swig_type_878)(unsafe.Pointer(&_swig_i_15)), C.swig_type_879(_swig_i_16), *(*C.swig_type_880)(unsafe.Pointer(&_swig_i_17)), *(*C.swig_type_881)(unsafe.Pointer(&_swig_i_18)), *(*C.swig_type_882)(unsafe.Pointer(&_swig_i_19)), *(*C.swig_type_883)(unsafe.Pointer(&_swig_i_20)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -7908,7 +7964,7 @@ func Weft_quantize_model_ex(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uin
 func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_unregister_capi_df5844a07fabea53(*(*C.swig_type_875)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_unregister_capi_e678374c4bfd216e(*(*C.swig_type_885)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7927,7 +7983,7 @@ func Weft_custom_op_unregister(arg1 string) (_swig_ret error) {
 func Weft_custom_op_list(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_custom_op_list_capi_df5844a07fabea53(*(*C.swig_type_877)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_custom_op_list_capi_e678374c4bfd216e(*(*C.swig_type_887)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7947,7 +8003,7 @@ func Weft_ndarray_get_data(arg1 uintptr, arg2 *unsafe.Pointer) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_ndarray_get_data_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
+	swig_r_p := C._wrap_weft_ndarray_get_data_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -7965,7 +8021,7 @@ func Weft_custom_op_register_host(arg1 string, arg2 uintptr, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_register_host_capi_df5844a07fabea53(*(*C.swig_type_880)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_881(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_register_host_capi_e678374c4bfd216e(*(*C.swig_type_890)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_891(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -7987,7 +8043,7 @@ func Weft_custom_op_call_ints(arg1 uintptr, arg2 []int64, arg3 uint64, arg4 []ui
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_883)(unsafe.Pointer(&_swig_i_1)), C.swig_type_884(_swig_i_2), *(*C.swig_type_885)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_ints_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_893)(unsafe.Pointer(&_swig_i_1)), C.swig_type_894(_swig_i_2), *(*C.swig_type_895)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8010,7 +8066,7 @@ func Weft_custom_op_call_num_strings(arg1 uintptr, arg2 []uint64) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_887)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_num_strings_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_897)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8032,7 +8088,7 @@ func Weft_custom_op_call_string(arg1 uintptr, arg2 uint64, arg3 []string) (_swig
 	_swig_i_1 := arg2
 	var _swig_i_2 []string
  _swig_i_2 = make([]string, len(arg3)) 
-	swig_r_p := C._wrap_weft_custom_op_call_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_889(_swig_i_1), *(*C.swig_type_890)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_custom_op_call_string_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_899(_swig_i_1), *(*C.swig_type_900)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	for i := range _swig_i_2 {
@@ -8063,7 +8119,7 @@ func Weft_custom_op_call_arrays(arg1 uintptr, arg2 []uintptr, arg3 uint64, arg4 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_892)(unsafe.Pointer(&_swig_i_1)), C.swig_type_893(_swig_i_2), *(*C.swig_type_894)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_weft_custom_op_call_arrays_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_902)(unsafe.Pointer(&_swig_i_1)), C.swig_type_903(_swig_i_2), *(*C.swig_type_904)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8087,7 +8143,7 @@ func Weft_custom_op_call_set_ints(arg1 uintptr, arg2 []int64, arg3 uint64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_896)(unsafe.Pointer(&_swig_i_1)), C.swig_type_897(_swig_i_2))
+	swig_r_p := C._wrap_weft_custom_op_call_set_ints_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_906)(unsafe.Pointer(&_swig_i_1)), C.swig_type_907(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8107,7 +8163,7 @@ func Weft_custom_op_call_add_string(arg1 uintptr, arg2 string) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_899)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_add_string_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_909)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8127,7 +8183,7 @@ func Weft_custom_op_call_fail(arg1 uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_901)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_weft_custom_op_call_fail_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_911)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8148,7 +8204,7 @@ func Weft_ndarray_get_bytes(arg1 uintptr, arg2 []unsafe.Pointer, arg3 []uint64) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), *(*C.swig_type_903)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_904)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_ndarray_get_bytes_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), *(*C.swig_type_913)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_914)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8174,7 +8230,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
  _swig_i_1 = weftJoin(arg2) 
 	var _swig_i_2 string
  _swig_i_2 = weftJoin(arg3) 
-	swig_r_p := C._wrap_weft_profiler_set_config_capi_df5844a07fabea53(C.swig_type_906(_swig_i_0), *(*C.swig_type_907)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_908)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_weft_profiler_set_config_capi_e678374c4bfd216e(C.swig_type_916(_swig_i_0), *(*C.swig_type_917)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_918)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_1
@@ -8196,7 +8252,7 @@ func Weft_profiler_set_config(arg1 uint64, arg2 []string, arg3 []string) (_swig_
 func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_state_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_set_state_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8212,7 +8268,7 @@ func Weft_profiler_set_state(arg1 int) (_swig_ret error) {
 func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_get_state_capi_df5844a07fabea53(*(*C.swig_type_911)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_get_state_capi_e678374c4bfd216e(*(*C.swig_type_921)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8231,7 +8287,7 @@ func Weft_profiler_get_state(arg1 []int32) (_swig_ret error) {
 func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_pause_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_pause_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8247,7 +8303,7 @@ func Weft_profiler_pause(arg1 int) (_swig_ret error) {
 func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_dump_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_weft_profiler_dump_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8263,7 +8319,7 @@ func Weft_profiler_dump(arg1 int) (_swig_ret error) {
 func Weft_profiler_trace(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_trace_capi_df5844a07fabea53(*(*C.swig_type_915)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_trace_capi_e678374c4bfd216e(*(*C.swig_type_925)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8286,7 +8342,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_weft_profiler_aggregate_capi_df5844a07fabea53(C.swig_intgo(_swig_i_0), *(*C.swig_type_917)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_918)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_919)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_weft_profiler_aggregate_capi_e678374c4bfd216e(C.swig_intgo(_swig_i_0), *(*C.swig_type_927)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_928)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_929)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -8311,7 +8367,7 @@ func Weft_profiler_aggregate(arg1 int, arg2 string, arg3 string, arg4 int, arg5 
 func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_range_push_capi_df5844a07fabea53(*(*C.swig_type_921)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_range_push_capi_e678374c4bfd216e(*(*C.swig_type_931)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8329,7 +8385,7 @@ func Weft_profiler_range_push(arg1 string) (_swig_ret error) {
 
 func Weft_profiler_range_pop() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_weft_profiler_range_pop_capi_df5844a07fabea53()
+	swig_r_p := C._wrap_weft_profiler_range_pop_capi_e678374c4bfd216e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
 
@@ -8345,7 +8401,7 @@ func Weft_profiler_range_pop() (_swig_ret error) {
 func Weft_profiler_set_marker(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_profiler_set_marker_capi_df5844a07fabea53(*(*C.swig_type_924)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_profiler_set_marker_capi_e678374c4bfd216e(*(*C.swig_type_934)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8365,7 +8421,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_weft_profiler_set_counter_capi_df5844a07fabea53(*(*C.swig_type_926)(unsafe.Pointer(&_swig_i_0)), C.swig_type_927(_swig_i_1))
+	swig_r_p := C._wrap_weft_profiler_set_counter_capi_e678374c4bfd216e(*(*C.swig_type_936)(unsafe.Pointer(&_swig_i_0)), C.swig_type_937(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8384,7 +8440,7 @@ func Weft_profiler_set_counter(arg1 string, arg2 int64) (_swig_ret error) {
 func Weft_load_library(arg1 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_load_library_capi_df5844a07fabea53(*(*C.swig_type_929)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_load_library_capi_e678374c4bfd216e(*(*C.swig_type_939)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8403,7 +8459,7 @@ func Weft_load_library(arg1 string) (_swig_ret error) {
 func Weft_loaded_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_loaded_ops_capi_df5844a07fabea53(*(*C.swig_type_931)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_loaded_ops_capi_e678374c4bfd216e(*(*C.swig_type_941)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8430,7 +8486,7 @@ func Weft_onnx_import(arg1 string, arg2 uint64, arg3 []string, arg4 []uint64, ar
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r_p := C._wrap_weft_onnx_import_capi_df5844a07fabea53(*(*C.swig_type_933)(unsafe.Pointer(&_swig_i_0)), C.swig_type_934(_swig_i_1), *(*C.swig_type_935)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_936)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_937)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_938)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_939)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_940)(unsafe.Pointer(&_swig_i_7)))
+	swig_r_p := C._wrap_weft_onnx_import_capi_e678374c4bfd216e(*(*C.swig_type_943)(unsafe.Pointer(&_swig_i_0)), C.swig_type_944(_swig_i_1), *(*C.swig_type_945)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_946)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_947)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_948)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_949)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_950)(unsafe.Pointer(&_swig_i_7)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8473,7 +8529,7 @@ func Weft_onnx_import_checkpoint(arg1 string, arg2 string, arg3 uint64, arg4 []s
  _swig_i_3 = weftJoin(arg4) 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(*(*C.swig_type_942)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_943)(unsafe.Pointer(&_swig_i_1)), C.swig_type_944(_swig_i_2), *(*C.swig_type_945)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_946)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_947)(unsafe.Pointer(&_swig_i_5)))
+	swig_r_p := C._wrap_weft_onnx_import_checkpoint_capi_e678374c4bfd216e(*(*C.swig_type_952)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_953)(unsafe.Pointer(&_swig_i_1)), C.swig_type_954(_swig_i_2), *(*C.swig_type_955)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_956)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_957)(unsafe.Pointer(&_swig_i_5)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8504,7 +8560,7 @@ func Weft_onnx_import_checkpoint(arg1 string, arg2 string, arg3 uint64, arg4 []s
 func Weft_onnx_supported_ops(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(*(*C.swig_type_949)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_weft_onnx_supported_ops_capi_e678374c4bfd216e(*(*C.swig_type_959)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -8541,7 +8597,7 @@ func Weft_onnx_export(arg1 uintptr, arg2 uint64, arg3 []string, arg4 []uintptr, 
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
 	_swig_i_14 := arg15
-	swig_r_p := C._wrap_weft_onnx_export_capi_df5844a07fabea53(C.uintptr_t(_swig_i_0), C.swig_type_951(_swig_i_1), *(*C.swig_type_952)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_953)(unsafe.Pointer(&_swig_i_3)), C.swig_type_954(_swig_i_4), *(*C.swig_type_955)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_956)(unsafe.Pointer(&_swig_i_6)), C.swig_type_957(_swig_i_7), *(*C.swig_type_958)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_959)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_960)(unsafe.Pointer(&_swig_i_10)), C.swig_intgo(_swig_i_11), C.swig_intgo(_swig_i_12), *(*C.swig_type_961)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_962)(unsafe.Pointer(&_swig_i_14)))
+	swig_r_p := C._wrap_weft_onnx_export_capi_e678374c4bfd216e(C.uintptr_t(_swig_i_0), C.swig_type_961(_swig_i_1), *(*C.swig_type_962)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_963)(unsafe.Pointer(&_swig_i_3)), C.swig_type_964(_swig_i_4), *(*C.swig_type_965)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_966)(unsafe.Pointer(&_swig_i_6)), C.swig_type_967(_swig_i_7), *(*C.swig_type_968)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_969)(unsafe.Pointer(&_swig_i_9)), *(*C.swig_type_970)(unsafe.Pointer(&_swig_i_10)), C.swig_intgo(_swig_i_11), C.swig_intgo(_swig_i_12), *(*C.swig_type_971)(unsafe.Pointer(&_swig_i_13)), *(*C.swig_type_972)(unsafe.Pointer(&_swig_i_14)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_2
@@ -8594,7 +8650,7 @@ func Weft_onnx_export_files(arg1 string, arg2 string, arg3 uint64, arg4 []string
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_weft_onnx_export_files_capi_df5844a07fabea53(*(*C.swig_type_964)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_965)(unsafe.Pointer(&_swig_i_1)), C.swig_type_966(_swig_i_2), *(*C.swig_type_967)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_968)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_969)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_970)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_971)(unsafe.Pointer(&_swig_i_9)))
+	swig_r_p := C._wrap_weft_onnx_export_files_capi_e678374c4bfd216e(*(*C.swig_type_974)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_975)(unsafe.Pointer(&_swig_i_1)), C.swig_type_976(_swig_i_2), *(*C.swig_type_977)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_978)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_979)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), *(*C.swig_type_980)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_981)(unsafe.Pointer(&_swig_i_9)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -286,7 +286,7 @@ static _gostring_ WeftGoStatus(WeftStatus st) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_df5844a07fabea53(void *_swig_go_0) {
+void _wrap_Swig_free_capi_e678374c4bfd216e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -296,7 +296,7 @@ void _wrap_Swig_free_capi_df5844a07fabea53(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_df5844a07fabea53(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_e678374c4bfd216e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -309,7 +309,7 @@ void *_wrap_Swig_malloc_capi_df5844a07fabea53(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53() {
+intgo _wrap_weft_binding_abi_version_capi_e678374c4bfd216e() {
   int result;
   intgo _swig_go_result;
   
@@ -320,7 +320,7 @@ intgo _wrap_weft_binding_abi_version_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_binding_library_path_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_binding_library_path_capi_e678374c4bfd216e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -331,7 +331,7 @@ _gostring_ _wrap_weft_binding_library_path_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_version_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_version_capi_e678374c4bfd216e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -342,7 +342,7 @@ _gostring_ _wrap_weft_version_capi_df5844a07fabea53() {
 }
 
 
-intgo _wrap_weft_abi_version_capi_df5844a07fabea53() {
+intgo _wrap_weft_abi_version_capi_e678374c4bfd216e() {
   int result;
   intgo _swig_go_result;
   
@@ -353,7 +353,7 @@ intgo _wrap_weft_abi_version_capi_df5844a07fabea53() {
 }
 
 
-long long _wrap_weft_live_handle_count_capi_df5844a07fabea53() {
+long long _wrap_weft_live_handle_count_capi_e678374c4bfd216e() {
   size_t result;
   long long _swig_go_result;
   
@@ -364,7 +364,7 @@ long long _wrap_weft_live_handle_count_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_storage_stats_capi_df5844a07fabea53(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_storage_stats_capi_e678374c4bfd216e(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -383,7 +383,7 @@ _gostring_ _wrap_weft_storage_stats_capi_df5844a07fabea53(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_device_count_capi_df5844a07fabea53(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_device_count_capi_e678374c4bfd216e(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -398,7 +398,7 @@ _gostring_ _wrap_weft_device_count_capi_df5844a07fabea53(intgo _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_device_memory_capi_df5844a07fabea53(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_device_memory_capi_e678374c4bfd216e(intgo _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   int arg1 ;
   int arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -417,7 +417,7 @@ _gostring_ _wrap_weft_device_memory_capi_df5844a07fabea53(intgo _swig_go_0, intg
 }
 
 
-_gostring_ _wrap_weft_random_seed_capi_df5844a07fabea53(long long _swig_go_0) {
+_gostring_ _wrap_weft_random_seed_capi_e678374c4bfd216e(long long _swig_go_0) {
   uint64_t arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -430,7 +430,7 @@ _gostring_ _wrap_weft_random_seed_capi_df5844a07fabea53(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_wait_all_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_wait_all_capi_e678374c4bfd216e() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -441,7 +441,7 @@ _gostring_ _wrap_weft_wait_all_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_string_list_size_capi_df5844a07fabea53(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_string_list_size_capi_e678374c4bfd216e(WeftStringList *_swig_go_0, _goslice_ _swig_go_1) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -456,7 +456,7 @@ _gostring_ _wrap_weft_string_list_size_capi_df5844a07fabea53(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_string_list_get_capi_df5844a07fabea53(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_string_list_get_capi_e678374c4bfd216e(WeftStringList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -482,7 +482,7 @@ _gostring_ _wrap_weft_string_list_get_capi_df5844a07fabea53(WeftStringList *_swi
 }
 
 
-_gostring_ _wrap_weft_string_list_free_capi_df5844a07fabea53(WeftStringList *_swig_go_0) {
+_gostring_ _wrap_weft_string_list_free_capi_e678374c4bfd216e(WeftStringList *_swig_go_0) {
   WeftStringList *arg1 = (WeftStringList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -495,7 +495,7 @@ _gostring_ _wrap_weft_string_list_free_capi_df5844a07fabea53(WeftStringList *_sw
 }
 
 
-_gostring_ _wrap_weft_op_count_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_op_count_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   size_t *arg1 = (size_t *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -508,7 +508,7 @@ _gostring_ _wrap_weft_op_count_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_op_name_capi_df5844a07fabea53(long long _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_name_capi_e678374c4bfd216e(long long _swig_go_0, _goslice_ _swig_go_1) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -532,7 +532,7 @@ _gostring_ _wrap_weft_op_name_capi_df5844a07fabea53(long long _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_weft_op_info_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_op_info_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -563,7 +563,7 @@ _gostring_ _wrap_weft_op_info_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_weft_op_param_capi_df5844a07fabea53(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_op_param_capi_e678374c4bfd216e(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -627,7 +627,7 @@ _gostring_ _wrap_weft_op_param_capi_df5844a07fabea53(_gostring_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_weft_op_aliases_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_op_aliases_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -647,7 +647,7 @@ _gostring_ _wrap_weft_op_aliases_capi_df5844a07fabea53(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_op_invoke_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -703,7 +703,7 @@ _gostring_ _wrap_weft_op_invoke_capi_df5844a07fabea53(_gostring_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_weft_op_invoke_into_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_op_invoke_into_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -759,7 +759,7 @@ _gostring_ _wrap_weft_op_invoke_into_capi_df5844a07fabea53(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_create_capi_df5844a07fabea53(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_ndarray_create_capi_e678374c4bfd216e(_goslice_ _swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   int64_t *arg1 = (int64_t *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -782,7 +782,7 @@ _gostring_ _wrap_weft_ndarray_create_capi_df5844a07fabea53(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_ndarray_free_capi_df5844a07fabea53(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_free_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -795,7 +795,7 @@ _gostring_ _wrap_weft_ndarray_free_capi_df5844a07fabea53(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_ndim_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_ndim_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -810,7 +810,7 @@ _gostring_ _wrap_weft_ndarray_ndim_capi_df5844a07fabea53(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_shape_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_shape_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -827,7 +827,7 @@ _gostring_ _wrap_weft_ndarray_shape_capi_df5844a07fabea53(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_size_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_size_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -842,7 +842,7 @@ _gostring_ _wrap_weft_ndarray_size_capi_df5844a07fabea53(WeftNDArray *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_dtype_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_dtype_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -857,7 +857,7 @@ _gostring_ _wrap_weft_ndarray_dtype_capi_df5844a07fabea53(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_context_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_context_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -874,7 +874,7 @@ _gostring_ _wrap_weft_ndarray_context_capi_df5844a07fabea53(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -891,7 +891,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_capi_df5844a07fabea53(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -908,7 +908,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_capi_df5844a07fabea53(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_from_float32_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -925,7 +925,7 @@ _gostring_ _wrap_weft_ndarray_copy_from_float32_capi_df5844a07fabea53(WeftNDArra
 }
 
 
-_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_copy_to_float32_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, float *_swig_go_1, long long _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -942,7 +942,7 @@ _gostring_ _wrap_weft_ndarray_copy_to_float32_capi_df5844a07fabea53(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_ndarray_reshape_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_reshape_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int arg3 ;
@@ -961,7 +961,7 @@ _gostring_ _wrap_weft_ndarray_reshape_capi_df5844a07fabea53(WeftNDArray *_swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_slice_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_slice_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   int64_t arg2 ;
   int64_t arg3 ;
@@ -980,7 +980,7 @@ _gostring_ _wrap_weft_ndarray_slice_capi_df5844a07fabea53(WeftNDArray *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_read_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -993,7 +993,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_read_capi_df5844a07fabea53(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(WeftNDArray *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_wait_to_write_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1006,7 +1006,7 @@ _gostring_ _wrap_weft_ndarray_wait_to_write_capi_df5844a07fabea53(WeftNDArray *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_file_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_file_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1041,7 +1041,7 @@ _gostring_ _wrap_weft_ndarray_save_file_capi_df5844a07fabea53(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_save_buffer_capi_e678374c4bfd216e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1071,7 +1071,7 @@ _gostring_ _wrap_weft_ndarray_save_buffer_capi_df5844a07fabea53(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_buffer_data_capi_df5844a07fabea53(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_buffer_data_capi_e678374c4bfd216e(WeftBuffer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1088,7 +1088,7 @@ _gostring_ _wrap_weft_buffer_data_capi_df5844a07fabea53(WeftBuffer *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_buffer_free_capi_df5844a07fabea53(WeftBuffer *_swig_go_0) {
+_gostring_ _wrap_weft_buffer_free_capi_e678374c4bfd216e(WeftBuffer *_swig_go_0) {
   WeftBuffer *arg1 = (WeftBuffer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1101,7 +1101,7 @@ _gostring_ _wrap_weft_buffer_free_capi_df5844a07fabea53(WeftBuffer *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_file_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_file_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -1121,7 +1121,7 @@ _gostring_ _wrap_weft_ndarray_load_file_capi_df5844a07fabea53(_gostring_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_buffer_capi_e678374c4bfd216e(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -1138,7 +1138,7 @@ _gostring_ _wrap_weft_ndarray_load_buffer_capi_df5844a07fabea53(void *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_size_capi_df5844a07fabea53(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_size_capi_e678374c4bfd216e(WeftNDArrayList *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1155,7 +1155,7 @@ _gostring_ _wrap_weft_ndarray_list_size_capi_df5844a07fabea53(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_name_capi_df5844a07fabea53(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_name_capi_e678374c4bfd216e(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1181,7 +1181,7 @@ _gostring_ _wrap_weft_ndarray_list_name_capi_df5844a07fabea53(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_get_capi_df5844a07fabea53(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_list_get_capi_e678374c4bfd216e(WeftNDArrayList *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1198,7 +1198,7 @@ _gostring_ _wrap_weft_ndarray_list_get_capi_df5844a07fabea53(WeftNDArrayList *_s
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_free_capi_df5844a07fabea53(WeftNDArrayList *_swig_go_0) {
+_gostring_ _wrap_weft_ndarray_list_free_capi_e678374c4bfd216e(WeftNDArrayList *_swig_go_0) {
   WeftNDArrayList *arg1 = (WeftNDArrayList *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1211,7 +1211,7 @@ _gostring_ _wrap_weft_ndarray_list_free_capi_df5844a07fabea53(WeftNDArrayList *_
 }
 
 
-_gostring_ _wrap_weft_ndarray_list_create_capi_df5844a07fabea53(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_ndarray_list_create_capi_e678374c4bfd216e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   char **arg2 = (char **) 0 ;
   size_t arg3 ;
@@ -1241,7 +1241,7 @@ _gostring_ _wrap_weft_ndarray_list_create_capi_df5844a07fabea53(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_load_npy_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -1261,7 +1261,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_capi_df5844a07fabea53(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _gostring_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1281,7 +1281,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_capi_df5844a07fabea53(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_e678374c4bfd216e(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -1298,7 +1298,7 @@ _gostring_ _wrap_weft_ndarray_load_npy_buffer_capi_df5844a07fabea53(void *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftBuffer **arg2 = (WeftBuffer **) 0 ;
   WeftStatus result;
@@ -1313,7 +1313,7 @@ _gostring_ _wrap_weft_ndarray_save_npy_buffer_capi_df5844a07fabea53(WeftNDArray 
 }
 
 
-_gostring_ _wrap_weft_symbol_create_variable_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_create_variable_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1333,7 +1333,7 @@ _gostring_ _wrap_weft_symbol_create_variable_capi_df5844a07fabea53(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_create_atomic_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1381,7 +1381,7 @@ _gostring_ _wrap_weft_symbol_create_atomic_capi_df5844a07fabea53(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_symbol_compose_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_compose_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -1418,7 +1418,7 @@ _gostring_ _wrap_weft_symbol_compose_capi_df5844a07fabea53(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_group_capi_df5844a07fabea53(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_group_capi_e678374c4bfd216e(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle **arg1 = (WeftSymbolHandle **) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1435,7 +1435,7 @@ _gostring_ _wrap_weft_symbol_group_capi_df5844a07fabea53(_goslice_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_symbol_copy_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_copy_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1450,7 +1450,7 @@ _gostring_ _wrap_weft_symbol_copy_capi_df5844a07fabea53(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_free_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0) {
+_gostring_ _wrap_weft_symbol_free_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -1463,7 +1463,7 @@ _gostring_ _wrap_weft_symbol_free_capi_df5844a07fabea53(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_num_outputs_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -1478,7 +1478,7 @@ _gostring_ _wrap_weft_symbol_num_outputs_capi_df5844a07fabea53(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_output_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_output_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -1495,7 +1495,7 @@ _gostring_ _wrap_weft_symbol_get_output_capi_df5844a07fabea53(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_symbol_get_internals_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_internals_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1510,7 +1510,7 @@ _gostring_ _wrap_weft_symbol_get_internals_capi_df5844a07fabea53(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_symbol_get_children_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_children_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1525,7 +1525,7 @@ _gostring_ _wrap_weft_symbol_get_children_capi_df5844a07fabea53(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_arguments_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1540,7 +1540,7 @@ _gostring_ _wrap_weft_symbol_list_arguments_capi_df5844a07fabea53(WeftSymbolHand
 }
 
 
-_gostring_ _wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_outputs_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1555,7 +1555,7 @@ _gostring_ _wrap_weft_symbol_list_outputs_capi_df5844a07fabea53(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1570,7 +1570,7 @@ _gostring_ _wrap_weft_symbol_list_auxiliary_states_capi_df5844a07fabea53(WeftSym
 }
 
 
-_gostring_ _wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_list_inputs_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1585,7 +1585,7 @@ _gostring_ _wrap_weft_symbol_list_inputs_capi_df5844a07fabea53(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_symbol_get_name_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_get_name_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1600,7 +1600,7 @@ _gostring_ _wrap_weft_symbol_get_name_capi_df5844a07fabea53(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_get_attr_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_get_attr_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1622,7 +1622,7 @@ _gostring_ _wrap_weft_symbol_get_attr_capi_df5844a07fabea53(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_set_attr_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_symbol_set_attr_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1649,7 +1649,7 @@ _gostring_ _wrap_weft_symbol_set_attr_capi_df5844a07fabea53(WeftSymbolHandle *_s
 }
 
 
-_gostring_ _wrap_weft_symbol_list_attr_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_symbol_list_attr_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -1668,7 +1668,7 @@ _gostring_ _wrap_weft_symbol_list_attr_capi_df5844a07fabea53(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_summary_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_summary_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1702,7 +1702,7 @@ _gostring_ _wrap_weft_symbol_summary_capi_df5844a07fabea53(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_to_dot_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_symbol_to_dot_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, long long _swig_go_5, _gostring_ _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1764,7 +1764,7 @@ _gostring_ _wrap_weft_symbol_to_dot_capi_df5844a07fabea53(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_symbol_to_json_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_to_json_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -1779,7 +1779,7 @@ _gostring_ _wrap_weft_symbol_to_json_capi_df5844a07fabea53(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_save_file_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_save_file_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _gostring_ _swig_go_1) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -1799,7 +1799,7 @@ _gostring_ _wrap_weft_symbol_save_file_capi_df5844a07fabea53(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1819,7 +1819,7 @@ _gostring_ _wrap_weft_symbol_from_json_capi_df5844a07fabea53(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_symbol_from_json_file_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -1839,7 +1839,7 @@ _gostring_ _wrap_weft_symbol_from_json_file_capi_df5844a07fabea53(_gostring_ _sw
 }
 
 
-_gostring_ _wrap_weft_symbol_json_info_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_json_info_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1860,7 +1860,7 @@ _gostring_ _wrap_weft_symbol_json_info_capi_df5844a07fabea53(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_partial_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1894,7 +1894,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_partial_capi_df5844a07fabea53(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_symbol_infer_shape_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -1928,7 +1928,7 @@ _gostring_ _wrap_weft_symbol_infer_shape_capi_df5844a07fabea53(WeftSymbolHandle 
 }
 
 
-_gostring_ _wrap_weft_shape_result_complete_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_complete_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -1943,7 +1943,7 @@ _gostring_ _wrap_weft_shape_result_complete_capi_df5844a07fabea53(WeftShapeResul
 }
 
 
-_gostring_ _wrap_weft_shape_result_count_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_count_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -1960,7 +1960,7 @@ _gostring_ _wrap_weft_shape_result_count_capi_df5844a07fabea53(WeftShapeResult *
 }
 
 
-_gostring_ _wrap_weft_shape_result_name_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_name_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -1988,7 +1988,7 @@ _gostring_ _wrap_weft_shape_result_name_capi_df5844a07fabea53(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_ndim_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_shape_result_ndim_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2007,7 +2007,7 @@ _gostring_ _wrap_weft_shape_result_ndim_capi_df5844a07fabea53(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_dims_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_shape_result_dims_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2028,7 +2028,7 @@ _gostring_ _wrap_weft_shape_result_dims_capi_df5844a07fabea53(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_shape_result_num_unknown_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2043,7 +2043,7 @@ _gostring_ _wrap_weft_shape_result_num_unknown_capi_df5844a07fabea53(WeftShapeRe
 }
 
 
-_gostring_ _wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_shape_result_unknown_name_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2069,7 +2069,7 @@ _gostring_ _wrap_weft_shape_result_unknown_name_capi_df5844a07fabea53(WeftShapeR
 }
 
 
-_gostring_ _wrap_weft_shape_result_free_capi_df5844a07fabea53(WeftShapeResult *_swig_go_0) {
+_gostring_ _wrap_weft_shape_result_free_capi_e678374c4bfd216e(WeftShapeResult *_swig_go_0) {
   WeftShapeResult *arg1 = (WeftShapeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2082,7 +2082,7 @@ _gostring_ _wrap_weft_shape_result_free_capi_df5844a07fabea53(WeftShapeResult *_
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_partial_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2114,7 +2114,7 @@ _gostring_ _wrap_weft_symbol_infer_type_partial_capi_df5844a07fabea53(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_symbol_infer_type_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_symbol_infer_type_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2146,7 +2146,7 @@ _gostring_ _wrap_weft_symbol_infer_type_capi_df5844a07fabea53(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_type_result_complete_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_complete_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -2161,7 +2161,7 @@ _gostring_ _wrap_weft_type_result_complete_capi_df5844a07fabea53(WeftTypeResult 
 }
 
 
-_gostring_ _wrap_weft_type_result_count_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_count_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2178,7 +2178,7 @@ _gostring_ _wrap_weft_type_result_count_capi_df5844a07fabea53(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_name_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_name_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2206,7 +2206,7 @@ _gostring_ _wrap_weft_type_result_name_capi_df5844a07fabea53(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_type_result_dtype_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_type_result_dtype_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, intgo _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   int arg2 ;
   size_t arg3 ;
@@ -2225,7 +2225,7 @@ _gostring_ _wrap_weft_type_result_dtype_capi_df5844a07fabea53(WeftTypeResult *_s
 }
 
 
-_gostring_ _wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_type_result_num_unknown_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, _goslice_ _swig_go_1) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -2240,7 +2240,7 @@ _gostring_ _wrap_weft_type_result_num_unknown_capi_df5844a07fabea53(WeftTypeResu
 }
 
 
-_gostring_ _wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_type_result_unknown_name_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2266,7 +2266,7 @@ _gostring_ _wrap_weft_type_result_unknown_name_capi_df5844a07fabea53(WeftTypeRes
 }
 
 
-_gostring_ _wrap_weft_type_result_free_capi_df5844a07fabea53(WeftTypeResult *_swig_go_0) {
+_gostring_ _wrap_weft_type_result_free_capi_e678374c4bfd216e(WeftTypeResult *_swig_go_0) {
   WeftTypeResult *arg1 = (WeftTypeResult *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2279,7 +2279,7 @@ _gostring_ _wrap_weft_type_result_free_capi_df5844a07fabea53(WeftTypeResult *_sw
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_symbol_place_device_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13, _goslice_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2344,7 +2344,7 @@ _gostring_ _wrap_weft_symbol_place_device_capi_df5844a07fabea53(WeftSymbolHandle
 }
 
 
-_gostring_ _wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_symbol_place_device_graph_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2405,7 +2405,7 @@ _gostring_ _wrap_weft_symbol_place_device_graph_capi_df5844a07fabea53(WeftSymbol
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _gostring_ _swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2467,7 +2467,7 @@ _gostring_ _wrap_weft_executor_simple_bind_capi_df5844a07fabea53(WeftSymbolHandl
 }
 
 
-_gostring_ _wrap_weft_executor_bind_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_executor_bind_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2498,7 +2498,7 @@ _gostring_ _wrap_weft_executor_bind_capi_df5844a07fabea53(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
+_gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13, _gostring_ _swig_go_14, _goslice_ _swig_go_15) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2579,7 +2579,7 @@ _gostring_ _wrap_weft_executor_simple_bind_group2ctx_capi_df5844a07fabea53(WeftS
 }
 
 
-_gostring_ _wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_executor_bind_group2ctx_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, _goslice_ _swig_go_11, long long _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -2629,7 +2629,7 @@ _gostring_ _wrap_weft_executor_bind_group2ctx_capi_df5844a07fabea53(WeftSymbolHa
 }
 
 
-_gostring_ _wrap_weft_executor_forward_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_forward_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, intgo _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2644,7 +2644,7 @@ _gostring_ _wrap_weft_executor_forward_capi_df5844a07fabea53(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_backward_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_executor_backward_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -2661,7 +2661,7 @@ _gostring_ _wrap_weft_executor_backward_capi_df5844a07fabea53(WeftExecutor *_swi
 }
 
 
-_gostring_ _wrap_weft_executor_outputs_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_outputs_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2676,7 +2676,7 @@ _gostring_ _wrap_weft_executor_outputs_capi_df5844a07fabea53(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_arg_arrays_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2691,7 +2691,7 @@ _gostring_ _wrap_weft_executor_arg_arrays_capi_df5844a07fabea53(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_grad_arrays_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2706,7 +2706,7 @@ _gostring_ _wrap_weft_executor_grad_arrays_capi_df5844a07fabea53(WeftExecutor *_
 }
 
 
-_gostring_ _wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_aux_arrays_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -2721,7 +2721,7 @@ _gostring_ _wrap_weft_executor_aux_arrays_capi_df5844a07fabea53(WeftExecutor *_s
 }
 
 
-_gostring_ _wrap_weft_executor_reshape_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_executor_reshape_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -2759,7 +2759,7 @@ _gostring_ _wrap_weft_executor_reshape_capi_df5844a07fabea53(WeftExecutor *_swig
 }
 
 
-_gostring_ _wrap_weft_executor_print_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_print_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2774,7 +2774,7 @@ _gostring_ _wrap_weft_executor_print_capi_df5844a07fabea53(WeftExecutor *_swig_g
 }
 
 
-_gostring_ _wrap_weft_executor_memory_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_memory_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftExecutorMemory *arg2 = (WeftExecutorMemory *) 0 ;
   WeftExecutorMemory temp2 ;
@@ -2793,7 +2793,7 @@ _gostring_ _wrap_weft_executor_memory_capi_df5844a07fabea53(WeftExecutor *_swig_
 }
 
 
-_gostring_ _wrap_weft_executor_placement_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_executor_placement_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2812,7 +2812,7 @@ _gostring_ _wrap_weft_executor_placement_capi_df5844a07fabea53(WeftExecutor *_sw
 }
 
 
-_gostring_ _wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_executor_float32_nodes_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -2827,7 +2827,7 @@ _gostring_ _wrap_weft_executor_float32_nodes_capi_df5844a07fabea53(WeftExecutor 
 }
 
 
-_gostring_ _wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(WeftExecutor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_set_monitor_callback_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -2846,7 +2846,7 @@ _gostring_ _wrap_weft_executor_set_monitor_callback_capi_df5844a07fabea53(WeftEx
 }
 
 
-_gostring_ _wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_monitor_stat_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   double *arg2 = (double *) 0 ;
   WeftStatus result;
@@ -2861,7 +2861,7 @@ _gostring_ _wrap_weft_ndarray_monitor_stat_capi_df5844a07fabea53(WeftNDArray *_s
 }
 
 
-_gostring_ _wrap_weft_executor_free_capi_df5844a07fabea53(WeftExecutor *_swig_go_0) {
+_gostring_ _wrap_weft_executor_free_capi_e678374c4bfd216e(WeftExecutor *_swig_go_0) {
   WeftExecutor *arg1 = (WeftExecutor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2874,7 +2874,7 @@ _gostring_ _wrap_weft_executor_free_capi_df5844a07fabea53(WeftExecutor *_swig_go
 }
 
 
-_gostring_ _wrap_weft_executor_options_create_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_executor_options_create_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftExecutorOptions **arg1 = (WeftExecutorOptions **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2887,7 +2887,7 @@ _gostring_ _wrap_weft_executor_options_create_capi_df5844a07fabea53(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_executor_options_free_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0) {
+_gostring_ _wrap_weft_executor_options_free_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -2900,7 +2900,7 @@ _gostring_ _wrap_weft_executor_options_free_capi_df5844a07fabea53(WeftExecutorOp
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_match_range_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2915,7 +2915,7 @@ _gostring_ _wrap_weft_executor_options_set_match_range_capi_df5844a07fabea53(Wef
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_num_groups_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2930,7 +2930,7 @@ _gostring_ _wrap_weft_executor_options_set_num_groups_capi_df5844a07fabea53(Weft
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2945,7 +2945,7 @@ _gostring_ _wrap_weft_executor_options_set_bulk_max_nodes_capi_df5844a07fabea53(
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2960,7 +2960,7 @@ _gostring_ _wrap_weft_executor_options_set_optimize_inference_capi_df5844a07fabe
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, intgo _swig_go_1) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -2975,7 +2975,7 @@ _gostring_ _wrap_weft_executor_options_set_allow_fallback_capi_df5844a07fabea53(
 }
 
 
-_gostring_ _wrap_weft_executor_options_add_group_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_executor_options_add_group_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -2999,7 +2999,7 @@ _gostring_ _wrap_weft_executor_options_add_group_capi_df5844a07fabea53(WeftExecu
 }
 
 
-_gostring_ _wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_executor_options_set_grad_req_capi_e678374c4bfd216e(WeftExecutorOptions *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftExecutorOptions *arg1 = (WeftExecutorOptions *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3021,7 +3021,7 @@ _gostring_ _wrap_weft_executor_options_set_grad_req_capi_df5844a07fabea53(WeftEx
 }
 
 
-_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
+_gostring_ _wrap_weft_executor_simple_bind_with_options_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, WeftExecutorOptions *_swig_go_10, _goslice_ _swig_go_11) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3078,7 +3078,7 @@ _gostring_ _wrap_weft_executor_simple_bind_with_options_capi_df5844a07fabea53(We
 }
 
 
-_gostring_ _wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_executor_bind_with_options_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, long long _swig_go_8, WeftExecutorOptions *_swig_go_9, _goslice_ _swig_go_10) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -3111,7 +3111,7 @@ _gostring_ _wrap_weft_executor_bind_with_options_capi_df5844a07fabea53(WeftSymbo
 }
 
 
-_gostring_ _wrap_weft_engine_configure_capi_df5844a07fabea53(intgo _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_engine_configure_capi_e678374c4bfd216e(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   WeftStatus result;
@@ -3126,7 +3126,7 @@ _gostring_ _wrap_weft_engine_configure_capi_df5844a07fabea53(intgo _swig_go_0, i
 }
 
 
-_gostring_ _wrap_weft_engine_info_capi_df5844a07fabea53(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_info_capi_e678374c4bfd216e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int *arg1 = (int *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3141,7 +3141,7 @@ _gostring_ _wrap_weft_engine_info_capi_df5844a07fabea53(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_engine_shutdown_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_engine_shutdown_capi_e678374c4bfd216e() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -3152,7 +3152,7 @@ _gostring_ _wrap_weft_engine_shutdown_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_engine_on_worker_thread_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3165,7 +3165,7 @@ _gostring_ _wrap_weft_engine_on_worker_thread_capi_df5844a07fabea53(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_engine_var_create_capi_df5844a07fabea53(WeftEngineVar **_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_create_capi_e678374c4bfd216e(WeftEngineVar **_swig_go_0) {
   WeftEngineVar **arg1 = (WeftEngineVar **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3178,7 +3178,7 @@ _gostring_ _wrap_weft_engine_var_create_capi_df5844a07fabea53(WeftEngineVar **_s
 }
 
 
-_gostring_ _wrap_weft_engine_var_free_capi_df5844a07fabea53(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_free_capi_e678374c4bfd216e(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3191,7 +3191,7 @@ _gostring_ _wrap_weft_engine_var_free_capi_df5844a07fabea53(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_engine_var_version_capi_df5844a07fabea53(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_var_version_capi_e678374c4bfd216e(WeftEngineVar *_swig_go_0, _goslice_ _swig_go_1) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -3206,7 +3206,7 @@ _gostring_ _wrap_weft_engine_var_version_capi_df5844a07fabea53(WeftEngineVar *_s
 }
 
 
-_gostring_ _wrap_weft_engine_push_sync_capi_df5844a07fabea53(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_sync_capi_e678374c4bfd216e(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineSyncFn arg1 = (WeftEngineSyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3238,7 +3238,7 @@ _gostring_ _wrap_weft_engine_push_sync_capi_df5844a07fabea53(void* _swig_go_0, v
 }
 
 
-_gostring_ _wrap_weft_engine_push_async_capi_df5844a07fabea53(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
+_gostring_ _wrap_weft_engine_push_async_capi_e678374c4bfd216e(void* _swig_go_0, void *_swig_go_1, void* _swig_go_2, WeftEngineVar **_swig_go_3, long long _swig_go_4, WeftEngineVar **_swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7) {
   WeftEngineAsyncFn arg1 = (WeftEngineAsyncFn) 0 ;
   void *arg2 = (void *) 0 ;
   WeftEngineDeleter arg3 = (WeftEngineDeleter) 0 ;
@@ -3270,7 +3270,7 @@ _gostring_ _wrap_weft_engine_push_async_capi_df5844a07fabea53(void* _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_engine_complete_capi_df5844a07fabea53(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_engine_complete_capi_e678374c4bfd216e(WeftEngineCompletion *_swig_go_0, _gostring_ _swig_go_1) {
   WeftEngineCompletion *arg1 = (WeftEngineCompletion *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -3290,7 +3290,7 @@ _gostring_ _wrap_weft_engine_complete_capi_df5844a07fabea53(WeftEngineCompletion
 }
 
 
-_gostring_ _wrap_weft_engine_var_wait_capi_df5844a07fabea53(WeftEngineVar *_swig_go_0) {
+_gostring_ _wrap_weft_engine_var_wait_capi_e678374c4bfd216e(WeftEngineVar *_swig_go_0) {
   WeftEngineVar *arg1 = (WeftEngineVar *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3303,7 +3303,7 @@ _gostring_ _wrap_weft_engine_var_wait_capi_df5844a07fabea53(WeftEngineVar *_swig
 }
 
 
-_gostring_ _wrap_weft_idx_load_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_idx_load_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -3323,7 +3323,7 @@ _gostring_ _wrap_weft_idx_load_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_weft_mnist_load_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_mnist_load_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3352,7 +3352,7 @@ _gostring_ _wrap_weft_mnist_load_capi_df5844a07fabea53(_gostring_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
+_gostring_ _wrap_weft_data_iter_create_ndarray_capi_e678374c4bfd216e(long long _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _goslice_ _swig_go_10) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3412,7 +3412,7 @@ _gostring_ _wrap_weft_data_iter_create_ndarray_capi_df5844a07fabea53(long long _
 }
 
 
-_gostring_ _wrap_weft_data_iter_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_data_iter_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3460,7 +3460,7 @@ _gostring_ _wrap_weft_data_iter_create_capi_df5844a07fabea53(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_list_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_data_iter_list_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3473,7 +3473,7 @@ _gostring_ _wrap_weft_data_iter_list_capi_df5844a07fabea53(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_data_iter_info_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_info_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -3504,7 +3504,7 @@ _gostring_ _wrap_weft_data_iter_info_capi_df5844a07fabea53(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_data_iter_param_capi_df5844a07fabea53(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_data_iter_param_capi_e678374c4bfd216e(_gostring_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -3568,7 +3568,7 @@ _gostring_ _wrap_weft_data_iter_param_capi_df5844a07fabea53(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_data_iter_next_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_next_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3583,7 +3583,7 @@ _gostring_ _wrap_weft_data_iter_next_capi_df5844a07fabea53(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_reset_capi_df5844a07fabea53(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_reset_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3596,7 +3596,7 @@ _gostring_ _wrap_weft_data_iter_reset_capi_df5844a07fabea53(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_data_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_data_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3611,7 +3611,7 @@ _gostring_ _wrap_weft_data_iter_data_capi_df5844a07fabea53(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_data_iter_label_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_label_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -3626,7 +3626,7 @@ _gostring_ _wrap_weft_data_iter_label_capi_df5844a07fabea53(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_pad_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_pad_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3641,7 +3641,7 @@ _gostring_ _wrap_weft_data_iter_pad_capi_df5844a07fabea53(WeftDataIter *_swig_go
 }
 
 
-_gostring_ _wrap_weft_data_iter_index_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_data_iter_index_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3660,7 +3660,7 @@ _gostring_ _wrap_weft_data_iter_index_capi_df5844a07fabea53(WeftDataIter *_swig_
 }
 
 
-_gostring_ _wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_data_iter_batch_size_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -3675,7 +3675,7 @@ _gostring_ _wrap_weft_data_iter_batch_size_capi_df5844a07fabea53(WeftDataIter *_
 }
 
 
-_gostring_ _wrap_weft_data_iter_free_capi_df5844a07fabea53(WeftDataIter *_swig_go_0) {
+_gostring_ _wrap_weft_data_iter_free_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3688,7 +3688,7 @@ _gostring_ _wrap_weft_data_iter_free_capi_df5844a07fabea53(WeftDataIter *_swig_g
 }
 
 
-_gostring_ _wrap_weft_metric_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3736,7 +3736,7 @@ _gostring_ _wrap_weft_metric_create_capi_df5844a07fabea53(_gostring_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_metric_composite_add_capi_df5844a07fabea53(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_metric_composite_add_capi_e678374c4bfd216e(WeftMetric *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3784,7 +3784,7 @@ _gostring_ _wrap_weft_metric_composite_add_capi_df5844a07fabea53(WeftMetric *_sw
 }
 
 
-_gostring_ _wrap_weft_metric_update_capi_df5844a07fabea53(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_update_capi_e678374c4bfd216e(WeftMetric *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -3805,7 +3805,7 @@ _gostring_ _wrap_weft_metric_update_capi_df5844a07fabea53(WeftMetric *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_metric_num_values_capi_df5844a07fabea53(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_metric_num_values_capi_e678374c4bfd216e(WeftMetric *_swig_go_0, _goslice_ _swig_go_1) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -3820,7 +3820,7 @@ _gostring_ _wrap_weft_metric_num_values_capi_df5844a07fabea53(WeftMetric *_swig_
 }
 
 
-_gostring_ _wrap_weft_metric_get_capi_df5844a07fabea53(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_metric_get_capi_e678374c4bfd216e(WeftMetric *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   double *arg3 = (double *) 0 ;
@@ -3841,7 +3841,7 @@ _gostring_ _wrap_weft_metric_get_capi_df5844a07fabea53(WeftMetric *_swig_go_0, _
 }
 
 
-_gostring_ _wrap_weft_metric_reset_capi_df5844a07fabea53(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_reset_capi_e678374c4bfd216e(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3854,7 +3854,7 @@ _gostring_ _wrap_weft_metric_reset_capi_df5844a07fabea53(WeftMetric *_swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_metric_free_capi_df5844a07fabea53(WeftMetric *_swig_go_0) {
+_gostring_ _wrap_weft_metric_free_capi_e678374c4bfd216e(WeftMetric *_swig_go_0) {
   WeftMetric *arg1 = (WeftMetric *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -3867,7 +3867,7 @@ _gostring_ _wrap_weft_metric_free_capi_df5844a07fabea53(WeftMetric *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_checkpoint_save_capi_df5844a07fabea53(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_checkpoint_save_capi_e678374c4bfd216e(_gostring_ _swig_go_0, intgo _swig_go_1, WeftSymbolHandle *_swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle *arg3 = (WeftSymbolHandle *) 0 ;
@@ -3923,7 +3923,7 @@ _gostring_ _wrap_weft_checkpoint_save_capi_df5844a07fabea53(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_checkpoint_load_capi_df5844a07fabea53(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_checkpoint_load_capi_e678374c4bfd216e(_gostring_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   int arg2 ;
   WeftSymbolHandle **arg3 = (WeftSymbolHandle **) 0 ;
@@ -3949,7 +3949,7 @@ _gostring_ _wrap_weft_checkpoint_load_capi_df5844a07fabea53(_gostring_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_initializer_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_initializer_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -3999,7 +3999,7 @@ _gostring_ _wrap_weft_initializer_create_capi_df5844a07fabea53(_gostring_ _swig_
 }
 
 
-_gostring_ _wrap_weft_initializer_init_capi_df5844a07fabea53(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
+_gostring_ _wrap_weft_initializer_init_capi_e678374c4bfd216e(WeftInitializer *_swig_go_0, _gostring_ _swig_go_1, WeftNDArray *_swig_go_2) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftNDArray *arg3 = (WeftNDArray *) 0 ;
@@ -4021,7 +4021,7 @@ _gostring_ _wrap_weft_initializer_init_capi_df5844a07fabea53(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_initializer_free_capi_df5844a07fabea53(WeftInitializer *_swig_go_0) {
+_gostring_ _wrap_weft_initializer_free_capi_e678374c4bfd216e(WeftInitializer *_swig_go_0) {
   WeftInitializer *arg1 = (WeftInitializer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4034,7 +4034,7 @@ _gostring_ _wrap_weft_initializer_free_capi_df5844a07fabea53(WeftInitializer *_s
 }
 
 
-_gostring_ _wrap_weft_optimizer_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   char *arg1 = (char *) 0 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4082,7 +4082,7 @@ _gostring_ _wrap_weft_optimizer_create_capi_df5844a07fabea53(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, float _swig_go_4, float _swig_go_5) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4110,7 +4110,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_capi_df5844a07fabea53(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -4158,7 +4158,7 @@ _gostring_ _wrap_weft_optimizer_set_lr_scheduler_ex_capi_df5844a07fabea53(WeftOp
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_multipliers_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, WeftSymbolHandle *_swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftSymbolHandle *arg2 = (WeftSymbolHandle *) 0 ;
   WeftStatus result;
@@ -4173,7 +4173,7 @@ _gostring_ _wrap_weft_optimizer_set_multipliers_capi_df5844a07fabea53(WeftOptimi
 }
 
 
-_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, float _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, float _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   float arg2 ;
   WeftStatus result;
@@ -4188,7 +4188,7 @@ _gostring_ _wrap_weft_optimizer_set_rescale_grad_capi_df5844a07fabea53(WeftOptim
 }
 
 
-_gostring_ _wrap_weft_optimizer_update_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
+_gostring_ _wrap_weft_optimizer_update_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, WeftNDArray *_swig_go_3, WeftNDArray *_swig_go_4) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4214,7 +4214,7 @@ _gostring_ _wrap_weft_optimizer_update_capi_df5844a07fabea53(WeftOptimizer *_swi
 }
 
 
-_gostring_ _wrap_weft_optimizer_num_update_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_num_update_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _goslice_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   WeftStatus result;
@@ -4229,7 +4229,7 @@ _gostring_ _wrap_weft_optimizer_num_update_capi_df5844a07fabea53(WeftOptimizer *
 }
 
 
-_gostring_ _wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_optimizer_learning_rate_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   float *arg3 = (float *) 0 ;
@@ -4251,7 +4251,7 @@ _gostring_ _wrap_weft_optimizer_learning_rate_capi_df5844a07fabea53(WeftOptimize
 }
 
 
-_gostring_ _wrap_weft_optimizer_free_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0) {
+_gostring_ _wrap_weft_optimizer_free_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4264,7 +4264,7 @@ _gostring_ _wrap_weft_optimizer_free_capi_df5844a07fabea53(WeftOptimizer *_swig_
 }
 
 
-_gostring_ _wrap_weft_optimizer_save_states_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_save_states_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4284,7 +4284,7 @@ _gostring_ _wrap_weft_optimizer_save_states_capi_df5844a07fabea53(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_optimizer_load_states_capi_df5844a07fabea53(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_optimizer_load_states_capi_e678374c4bfd216e(WeftOptimizer *_swig_go_0, _gostring_ _swig_go_1) {
   WeftOptimizer *arg1 = (WeftOptimizer *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -4304,7 +4304,7 @@ _gostring_ _wrap_weft_optimizer_load_states_capi_df5844a07fabea53(WeftOptimizer 
 }
 
 
-_gostring_ _wrap_weft_module_create_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_module_create_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4353,7 +4353,7 @@ _gostring_ _wrap_weft_module_create_capi_df5844a07fabea53(WeftSymbolHandle *_swi
 }
 
 
-_gostring_ _wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_module_set_fixed_params_capi_e678374c4bfd216e(WeftModule *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -4381,7 +4381,7 @@ _gostring_ _wrap_weft_module_set_fixed_params_capi_df5844a07fabea53(WeftModule *
 }
 
 
-_gostring_ _wrap_weft_module_bind_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_bind_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4398,7 +4398,7 @@ _gostring_ _wrap_weft_module_bind_capi_df5844a07fabea53(WeftModule *_swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_module_init_params_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_module_init_params_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftInitializer *_swig_go_1, WeftNDArrayList *_swig_go_2, WeftNDArrayList *_swig_go_3, intgo _swig_go_4) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftInitializer *arg2 = (WeftInitializer *) 0 ;
   WeftNDArrayList *arg3 = (WeftNDArrayList *) 0 ;
@@ -4419,7 +4419,7 @@ _gostring_ _wrap_weft_module_init_params_capi_df5844a07fabea53(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_module_init_optimizer_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -4434,7 +4434,7 @@ _gostring_ _wrap_weft_module_init_optimizer_capi_df5844a07fabea53(WeftModule *_s
 }
 
 
-_gostring_ _wrap_weft_module_forward_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_forward_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   int arg3 ;
@@ -4451,7 +4451,7 @@ _gostring_ _wrap_weft_module_forward_capi_df5844a07fabea53(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_backward_capi_df5844a07fabea53(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_backward_capi_e678374c4bfd216e(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4464,7 +4464,7 @@ _gostring_ _wrap_weft_module_backward_capi_df5844a07fabea53(WeftModule *_swig_go
 }
 
 
-_gostring_ _wrap_weft_module_update_capi_df5844a07fabea53(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_update_capi_e678374c4bfd216e(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4477,7 +4477,7 @@ _gostring_ _wrap_weft_module_update_capi_df5844a07fabea53(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_update_metric_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
+_gostring_ _wrap_weft_module_update_metric_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftMetric *_swig_go_1, WeftDataIter *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftMetric *arg2 = (WeftMetric *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4494,7 +4494,7 @@ _gostring_ _wrap_weft_module_update_metric_capi_df5844a07fabea53(WeftModule *_sw
 }
 
 
-_gostring_ _wrap_weft_module_outputs_capi_df5844a07fabea53(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_module_outputs_capi_e678374c4bfd216e(WeftModule *_swig_go_0, _goslice_ _swig_go_1) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftStatus result;
@@ -4509,7 +4509,7 @@ _gostring_ _wrap_weft_module_outputs_capi_df5844a07fabea53(WeftModule *_swig_go_
 }
 
 
-_gostring_ _wrap_weft_module_params_capi_df5844a07fabea53(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_module_params_capi_e678374c4bfd216e(WeftModule *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftNDArrayList **arg2 = (WeftNDArrayList **) 0 ;
   WeftNDArrayList **arg3 = (WeftNDArrayList **) 0 ;
@@ -4526,7 +4526,7 @@ _gostring_ _wrap_weft_module_params_capi_df5844a07fabea53(WeftModule *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_fit_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_module_fit_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4563,7 +4563,7 @@ _gostring_ _wrap_weft_module_fit_capi_df5844a07fabea53(WeftModule *_swig_go_0, W
 }
 
 
-_gostring_ _wrap_weft_fit_session_create_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_fit_session_create_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftDataIter *_swig_go_2, WeftMetric *_swig_go_3, intgo _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, _goslice_ _swig_go_8) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftDataIter *arg3 = (WeftDataIter *) 0 ;
@@ -4600,7 +4600,7 @@ _gostring_ _wrap_weft_fit_session_create_capi_df5844a07fabea53(WeftModule *_swig
 }
 
 
-_gostring_ _wrap_weft_fit_session_next_capi_df5844a07fabea53(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_fit_session_next_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -4615,7 +4615,7 @@ _gostring_ _wrap_weft_fit_session_next_capi_df5844a07fabea53(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_stop_capi_df5844a07fabea53(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_stop_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4628,7 +4628,7 @@ _gostring_ _wrap_weft_fit_session_stop_capi_df5844a07fabea53(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_fit_session_batch_capi_df5844a07fabea53(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_batch_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4651,7 +4651,7 @@ _gostring_ _wrap_weft_fit_session_batch_capi_df5844a07fabea53(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_capi_df5844a07fabea53(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_fit_session_epoch_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int *arg2 = (int *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4676,7 +4676,7 @@ _gostring_ _wrap_weft_fit_session_epoch_capi_df5844a07fabea53(WeftFitSession *_s
 }
 
 
-_gostring_ _wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_fit_session_epoch_metric_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   int arg2 ;
   WeftStringList **arg3 = (WeftStringList **) 0 ;
@@ -4699,7 +4699,7 @@ _gostring_ _wrap_weft_fit_session_epoch_metric_capi_df5844a07fabea53(WeftFitSess
 }
 
 
-_gostring_ _wrap_weft_fit_session_free_capi_df5844a07fabea53(WeftFitSession *_swig_go_0) {
+_gostring_ _wrap_weft_fit_session_free_capi_e678374c4bfd216e(WeftFitSession *_swig_go_0) {
   WeftFitSession *arg1 = (WeftFitSession *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4712,7 +4712,7 @@ _gostring_ _wrap_weft_fit_session_free_capi_df5844a07fabea53(WeftFitSession *_sw
 }
 
 
-_gostring_ _wrap_weft_module_score_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
+_gostring_ _wrap_weft_module_score_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftDataIter *_swig_go_1, WeftMetric *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftDataIter *arg2 = (WeftDataIter *) 0 ;
   WeftMetric *arg3 = (WeftMetric *) 0 ;
@@ -4729,7 +4729,7 @@ _gostring_ _wrap_weft_module_score_capi_df5844a07fabea53(WeftModule *_swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_module_save_checkpoint_capi_e678374c4bfd216e(WeftModule *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4751,7 +4751,7 @@ _gostring_ _wrap_weft_module_save_checkpoint_capi_df5844a07fabea53(WeftModule *_
 }
 
 
-_gostring_ _wrap_weft_module_free_capi_df5844a07fabea53(WeftModule *_swig_go_0) {
+_gostring_ _wrap_weft_module_free_capi_e678374c4bfd216e(WeftModule *_swig_go_0) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -4764,7 +4764,7 @@ _gostring_ _wrap_weft_module_free_capi_df5844a07fabea53(WeftModule *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_predictor_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_predictor_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, void *_swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, long long _swig_go_11, _gostring_ _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   char *arg1 = (char *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -4854,7 +4854,7 @@ _gostring_ _wrap_weft_predictor_create_capi_df5844a07fabea53(_gostring_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_predictor_create_from_files_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, long long _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, _goslice_ _swig_go_13) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4947,7 +4947,7 @@ _gostring_ _wrap_weft_predictor_create_from_files_capi_df5844a07fabea53(_gostrin
 }
 
 
-_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_predictor_set_monitor_callback_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -4966,7 +4966,7 @@ _gostring_ _wrap_weft_predictor_set_monitor_callback_capi_df5844a07fabea53(WeftP
 }
 
 
-_gostring_ _wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_inputs_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4981,7 +4981,7 @@ _gostring_ _wrap_weft_predictor_list_inputs_capi_df5844a07fabea53(WeftPredictor 
 }
 
 
-_gostring_ _wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_list_outputs_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -4996,7 +4996,7 @@ _gostring_ _wrap_weft_predictor_list_outputs_capi_df5844a07fabea53(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_output_shape_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_predictor_output_shape_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5023,7 +5023,7 @@ _gostring_ _wrap_weft_predictor_output_shape_capi_df5844a07fabea53(WeftPredictor
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_predictor_predict_packed_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5052,7 +5052,42 @@ _gostring_ _wrap_weft_predictor_predict_packed_capi_df5844a07fabea53(WeftPredict
 }
 
 
-_gostring_ _wrap_weft_predictor_predict_float_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_weft_predictor_predict_packed_shaped_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, long long _swig_go_1, void *_swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6, void *_swig_go_7, _goslice_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, long long _swig_go_11) {
+  WeftPredictor *arg1 = (WeftPredictor *) 0 ;
+  size_t arg2 ;
+  void *arg3 = (void *) 0 ;
+  size_t *arg4 = (size_t *) 0 ;
+  size_t *arg5 = (size_t *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  void *arg8 = (void *) 0 ;
+  size_t *arg9 = (size_t *) 0 ;
+  size_t *arg10 = (size_t *) 0 ;
+  int64_t *arg11 = (int64_t *) 0 ;
+  size_t arg12 ;
+  WeftStatus result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (WeftPredictor *)_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (void *)_swig_go_2; 
+  arg4 = (size_t *)_swig_go_3.array; 
+  arg5 = (size_t *)_swig_go_4.array; 
+  arg6 = (int64_t *)_swig_go_5.array; 
+  arg7 = (size_t)_swig_go_6; 
+  arg8 = (void *)_swig_go_7; 
+  arg9 = (size_t *)_swig_go_8.array; 
+  arg10 = (size_t *)_swig_go_9.array; 
+  arg11 = (int64_t *)_swig_go_10.array; 
+  arg12 = (size_t)_swig_go_11; 
+  
+  result = (WeftStatus)weft_predictor_predict_packed_shaped(arg1,SWIG_STD_MOVE(arg2),(void const *)arg3,(size_t const *)arg4,(size_t const *)arg5,(int64_t const *)arg6,SWIG_STD_MOVE(arg7),arg8,(size_t const *)arg9,arg10,arg11,SWIG_STD_MOVE(arg12));
+  _swig_go_result = WeftGoStatus(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_weft_predictor_predict_float_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5, long long _swig_go_6) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -5077,7 +5112,7 @@ _gostring_ _wrap_weft_predictor_predict_float_capi_df5844a07fabea53(WeftPredicto
 }
 
 
-_gostring_ _wrap_weft_predictor_stats_capi_df5844a07fabea53(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_predictor_stats_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0, _goslice_ _swig_go_1) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftPredictorStats *arg2 = (WeftPredictorStats *) 0 ;
   WeftPredictorStats temp2 ;
@@ -5096,7 +5131,7 @@ _gostring_ _wrap_weft_predictor_stats_capi_df5844a07fabea53(WeftPredictor *_swig
 }
 
 
-_gostring_ _wrap_weft_predictor_free_capi_df5844a07fabea53(WeftPredictor *_swig_go_0) {
+_gostring_ _wrap_weft_predictor_free_capi_e678374c4bfd216e(WeftPredictor *_swig_go_0) {
   WeftPredictor *arg1 = (WeftPredictor *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5109,7 +5144,7 @@ _gostring_ _wrap_weft_predictor_free_capi_df5844a07fabea53(WeftPredictor *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1) {
   char *arg1 = (char *) 0 ;
   WeftKVStore **arg2 = (WeftKVStore **) 0 ;
   WeftStatus result;
@@ -5129,7 +5164,7 @@ _gostring_ _wrap_weft_kvstore_create_capi_df5844a07fabea53(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_type_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_type_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   std::vector< char const * > sv2 ;
@@ -5153,7 +5188,7 @@ _gostring_ _wrap_weft_kvstore_type_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_rank_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_kvstore_rank_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -5170,7 +5205,7 @@ _gostring_ _wrap_weft_kvstore_rank_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_init_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_kvstore_init_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5200,7 +5235,7 @@ _gostring_ _wrap_weft_kvstore_init_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_push_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_push_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5232,7 +5267,7 @@ _gostring_ _wrap_weft_kvstore_push_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pull_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_pull_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5264,7 +5299,7 @@ _gostring_ _wrap_weft_kvstore_pull_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_weft_kvstore_pushpull_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, intgo _swig_go_5) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5298,7 +5333,7 @@ _gostring_ _wrap_weft_kvstore_pushpull_capi_df5844a07fabea53(WeftKVStore *_swig_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_optimizer_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, WeftOptimizer *_swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftStatus result;
@@ -5313,7 +5348,7 @@ _gostring_ _wrap_weft_kvstore_set_optimizer_capi_df5844a07fabea53(WeftKVStore *_
 }
 
 
-_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_kvstore_set_updater_queue_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, intgo _swig_go_1) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5328,7 +5363,7 @@ _gostring_ _wrap_weft_kvstore_set_updater_queue_capi_df5844a07fabea53(WeftKVStor
 }
 
 
-_gostring_ _wrap_weft_kvstore_next_update_capi_df5844a07fabea53(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_kvstore_next_update_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   char **arg2 = (char **) 0 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5358,7 +5393,7 @@ _gostring_ _wrap_weft_kvstore_next_update_capi_df5844a07fabea53(WeftKVStore *_sw
 }
 
 
-_gostring_ _wrap_weft_kvstore_barrier_capi_df5844a07fabea53(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_barrier_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5371,7 +5406,7 @@ _gostring_ _wrap_weft_kvstore_barrier_capi_df5844a07fabea53(WeftKVStore *_swig_g
 }
 
 
-_gostring_ _wrap_weft_kvstore_free_capi_df5844a07fabea53(WeftKVStore *_swig_go_0) {
+_gostring_ _wrap_weft_kvstore_free_capi_e678374c4bfd216e(WeftKVStore *_swig_go_0) {
   WeftKVStore *arg1 = (WeftKVStore *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5384,7 +5419,7 @@ _gostring_ _wrap_weft_kvstore_free_capi_df5844a07fabea53(WeftKVStore *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
+_gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_e678374c4bfd216e(WeftModule *_swig_go_0, WeftOptimizer *_swig_go_1, WeftKVStore *_swig_go_2) {
   WeftModule *arg1 = (WeftModule *) 0 ;
   WeftOptimizer *arg2 = (WeftOptimizer *) 0 ;
   WeftKVStore *arg3 = (WeftKVStore *) 0 ;
@@ -5401,7 +5436,7 @@ _gostring_ _wrap_weft_module_init_optimizer_kvstore_capi_df5844a07fabea53(WeftMo
 }
 
 
-_gostring_ _wrap_weft_data_iter_select_part_capi_df5844a07fabea53(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_weft_data_iter_select_part_capi_e678374c4bfd216e(WeftDataIter *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   WeftDataIter *arg1 = (WeftDataIter *) 0 ;
   int arg2 ;
   int arg3 ;
@@ -5418,7 +5453,7 @@ _gostring_ _wrap_weft_data_iter_select_part_capi_df5844a07fabea53(WeftDataIter *
 }
 
 
-_gostring_ _wrap_weft_kvstore_finalize_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_kvstore_finalize_capi_e678374c4bfd216e() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -5429,7 +5464,7 @@ _gostring_ _wrap_weft_kvstore_finalize_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_recording_capi_e678374c4bfd216e(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5444,7 +5479,7 @@ _gostring_ _wrap_weft_autograd_set_is_recording_capi_df5844a07fabea53(intgo _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_set_is_training_capi_e678374c4bfd216e(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int arg1 ;
   int *arg2 = (int *) 0 ;
   WeftStatus result;
@@ -5459,7 +5494,7 @@ _gostring_ _wrap_weft_autograd_set_is_training_capi_df5844a07fabea53(intgo _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_is_recording_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_recording_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5472,7 +5507,7 @@ _gostring_ _wrap_weft_autograd_is_recording_capi_df5844a07fabea53(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_weft_autograd_is_training_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_autograd_is_training_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5485,7 +5520,7 @@ _gostring_ _wrap_weft_autograd_is_training_capi_df5844a07fabea53(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_autograd_mark_variables_capi_e678374c4bfd216e(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -5504,7 +5539,7 @@ _gostring_ _wrap_weft_autograd_mark_variables_capi_df5844a07fabea53(_goslice_ _s
 }
 
 
-_gostring_ _wrap_weft_autograd_backward_capi_df5844a07fabea53(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_weft_autograd_backward_capi_e678374c4bfd216e(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5525,7 +5560,7 @@ _gostring_ _wrap_weft_autograd_backward_capi_df5844a07fabea53(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_capi_df5844a07fabea53(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_autograd_grad_capi_e678374c4bfd216e(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5552,7 +5587,7 @@ _gostring_ _wrap_weft_autograd_grad_capi_df5844a07fabea53(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
+_gostring_ _wrap_weft_autograd_grad_ex_capi_e678374c4bfd216e(_goslice_ _swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _goslice_ _swig_go_8) {
   WeftNDArray **arg1 = (WeftNDArray **) 0 ;
   size_t arg2 ;
   WeftNDArray **arg3 = (WeftNDArray **) 0 ;
@@ -5581,7 +5616,7 @@ _gostring_ _wrap_weft_autograd_grad_ex_capi_df5844a07fabea53(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_grad_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5596,7 +5631,7 @@ _gostring_ _wrap_weft_ndarray_get_grad_capi_df5844a07fabea53(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_ndarray_detach_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_ndarray_detach_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   WeftStatus result;
@@ -5611,7 +5646,7 @@ _gostring_ _wrap_weft_ndarray_detach_capi_df5844a07fabea53(WeftNDArray *_swig_go
 }
 
 
-_gostring_ _wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_autograd_get_symbol_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   WeftSymbolHandle **arg2 = (WeftSymbolHandle **) 0 ;
   WeftStatus result;
@@ -5626,7 +5661,7 @@ _gostring_ _wrap_weft_autograd_get_symbol_capi_df5844a07fabea53(WeftNDArray *_sw
 }
 
 
-_gostring_ _wrap_weft_cached_op_create_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_cached_op_create_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -5669,7 +5704,7 @@ _gostring_ _wrap_weft_cached_op_create_capi_df5844a07fabea53(WeftSymbolHandle *_
 }
 
 
-_gostring_ _wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_cached_op_list_inputs_capi_e678374c4bfd216e(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStringList **arg2 = (WeftStringList **) 0 ;
   WeftStatus result;
@@ -5684,7 +5719,7 @@ _gostring_ _wrap_weft_cached_op_list_inputs_capi_df5844a07fabea53(WeftCachedOp *
 }
 
 
-_gostring_ _wrap_weft_cached_op_invoke_capi_df5844a07fabea53(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_cached_op_invoke_capi_e678374c4bfd216e(WeftCachedOp *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5707,7 +5742,7 @@ _gostring_ _wrap_weft_cached_op_invoke_capi_df5844a07fabea53(WeftCachedOp *_swig
 }
 
 
-_gostring_ _wrap_weft_cached_op_free_capi_df5844a07fabea53(WeftCachedOp *_swig_go_0) {
+_gostring_ _wrap_weft_cached_op_free_capi_e678374c4bfd216e(WeftCachedOp *_swig_go_0) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5720,7 +5755,7 @@ _gostring_ _wrap_weft_cached_op_free_capi_df5844a07fabea53(WeftCachedOp *_swig_g
 }
 
 
-_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(WeftCachedOp *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_e678374c4bfd216e(WeftCachedOp *_swig_go_0, WeftMonitorCallback _swig_go_1, void *_swig_go_2, intgo _swig_go_3) {
   WeftCachedOp *arg1 = (WeftCachedOp *) 0 ;
   WeftMonitorCallback arg2 = (WeftMonitorCallback) 0 ;
   void *arg3 = (void *) 0 ;
@@ -5739,7 +5774,7 @@ _gostring_ _wrap_weft_cached_op_set_monitor_callback_capi_df5844a07fabea53(WeftC
 }
 
 
-_gostring_ _wrap_weft_trainer_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_trainer_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, WeftOptimizer *_swig_go_3, _goslice_ _swig_go_4) {
   char **arg1 = (char **) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -5771,7 +5806,7 @@ _gostring_ _wrap_weft_trainer_create_capi_df5844a07fabea53(_gostring_ _swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_step_capi_df5844a07fabea53(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_weft_trainer_step_capi_e678374c4bfd216e(WeftTrainer *_swig_go_0, intgo _swig_go_1) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   int arg2 ;
   WeftStatus result;
@@ -5786,7 +5821,7 @@ _gostring_ _wrap_weft_trainer_step_capi_df5844a07fabea53(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_trainer_free_capi_df5844a07fabea53(WeftTrainer *_swig_go_0) {
+_gostring_ _wrap_weft_trainer_free_capi_e678374c4bfd216e(WeftTrainer *_swig_go_0) {
   WeftTrainer *arg1 = (WeftTrainer *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5799,7 +5834,7 @@ _gostring_ _wrap_weft_trainer_free_capi_df5844a07fabea53(WeftTrainer *_swig_go_0
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOWriter **arg3 = (WeftRecordIOWriter **) 0 ;
@@ -5826,7 +5861,7 @@ _gostring_ _wrap_weft_recordio_writer_create_capi_df5844a07fabea53(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_capi_df5844a07fabea53(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_recordio_writer_write_capi_e678374c4bfd216e(WeftRecordIOWriter *_swig_go_0, void *_swig_go_1, long long _swig_go_2) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   void *arg2 = (void *) 0 ;
   size_t arg3 ;
@@ -5843,7 +5878,7 @@ _gostring_ _wrap_weft_recordio_writer_write_capi_df5844a07fabea53(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_weft_recordio_writer_write_idx_capi_e678374c4bfd216e(WeftRecordIOWriter *_swig_go_0, long long _swig_go_1, void *_swig_go_2, long long _swig_go_3) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   int64_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5862,7 +5897,7 @@ _gostring_ _wrap_weft_recordio_writer_write_idx_capi_df5844a07fabea53(WeftRecord
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_writer_tell_capi_e678374c4bfd216e(WeftRecordIOWriter *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -5877,7 +5912,7 @@ _gostring_ _wrap_weft_recordio_writer_tell_capi_df5844a07fabea53(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_close_capi_df5844a07fabea53(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_close_capi_e678374c4bfd216e(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5890,7 +5925,7 @@ _gostring_ _wrap_weft_recordio_writer_close_capi_df5844a07fabea53(WeftRecordIOWr
 }
 
 
-_gostring_ _wrap_weft_recordio_writer_free_capi_df5844a07fabea53(WeftRecordIOWriter *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_writer_free_capi_e678374c4bfd216e(WeftRecordIOWriter *_swig_go_0) {
   WeftRecordIOWriter *arg1 = (WeftRecordIOWriter *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -5903,7 +5938,7 @@ _gostring_ _wrap_weft_recordio_writer_free_capi_df5844a07fabea53(WeftRecordIOWri
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_create_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_recordio_reader_create_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftRecordIOReader **arg3 = (WeftRecordIOReader **) 0 ;
@@ -5930,7 +5965,7 @@ _gostring_ _wrap_weft_recordio_reader_create_capi_df5844a07fabea53(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5949,7 +5984,7 @@ _gostring_ _wrap_weft_recordio_reader_read_capi_df5844a07fabea53(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_read_idx_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t arg2 ;
   void **arg3 = (void **) 0 ;
@@ -5968,7 +6003,7 @@ _gostring_ _wrap_weft_recordio_reader_read_idx_capi_df5844a07fabea53(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_num_keys_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -5983,7 +6018,7 @@ _gostring_ _wrap_weft_recordio_reader_num_keys_capi_df5844a07fabea53(WeftRecordI
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_recordio_reader_keys_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6002,7 +6037,7 @@ _gostring_ _wrap_weft_recordio_reader_keys_capi_df5844a07fabea53(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_seek_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, long long _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t arg2 ;
   WeftStatus result;
@@ -6017,7 +6052,7 @@ _gostring_ _wrap_weft_recordio_reader_seek_capi_df5844a07fabea53(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_recordio_reader_tell_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0, _goslice_ _swig_go_1) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   WeftStatus result;
@@ -6032,7 +6067,7 @@ _gostring_ _wrap_weft_recordio_reader_tell_capi_df5844a07fabea53(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_reset_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6045,7 +6080,7 @@ _gostring_ _wrap_weft_recordio_reader_reset_capi_df5844a07fabea53(WeftRecordIORe
 }
 
 
-_gostring_ _wrap_weft_recordio_reader_free_capi_df5844a07fabea53(WeftRecordIOReader *_swig_go_0) {
+_gostring_ _wrap_weft_recordio_reader_free_capi_e678374c4bfd216e(WeftRecordIOReader *_swig_go_0) {
   WeftRecordIOReader *arg1 = (WeftRecordIOReader *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6058,7 +6093,7 @@ _gostring_ _wrap_weft_recordio_reader_free_capi_df5844a07fabea53(WeftRecordIORea
 }
 
 
-_gostring_ _wrap_weft_recordio_pack_header_capi_df5844a07fabea53(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_recordio_pack_header_capi_e678374c4bfd216e(float _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, void *_swig_go_5, long long _swig_go_6, _goslice_ _swig_go_7) {
   float arg1 ;
   float *arg2 = (float *) 0 ;
   size_t arg3 ;
@@ -6085,7 +6120,7 @@ _gostring_ _wrap_weft_recordio_pack_header_capi_df5844a07fabea53(float _swig_go_
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_weft_recordio_unpack_header_capi_e678374c4bfd216e(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int *arg3 = (int *) 0 ;
@@ -6110,7 +6145,7 @@ _gostring_ _wrap_weft_recordio_unpack_header_capi_df5844a07fabea53(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_recordio_unpack_labels_capi_e678374c4bfd216e(void *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   float *arg3 = (float *) 0 ;
@@ -6131,7 +6166,7 @@ _gostring_ _wrap_weft_recordio_unpack_labels_capi_df5844a07fabea53(void *_swig_g
 }
 
 
-_gostring_ _wrap_weft_image_reencode_capi_df5844a07fabea53(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_image_reencode_capi_e678374c4bfd216e(void *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _gostring_ _swig_go_5, intgo _swig_go_6, _goslice_ _swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6163,7 +6198,7 @@ _gostring_ _wrap_weft_image_reencode_capi_df5844a07fabea53(void *_swig_go_0, lon
 }
 
 
-_gostring_ _wrap_weft_amp_convert_model_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
+_gostring_ _wrap_weft_amp_convert_model_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, intgo _swig_go_7, long long _swig_go_8, _gostring_ _swig_go_9, intgo _swig_go_10, _goslice_ _swig_go_11, _goslice_ _swig_go_12, _goslice_ _swig_go_13) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6235,7 +6270,7 @@ _gostring_ _wrap_weft_amp_convert_model_capi_df5844a07fabea53(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_quantize_model_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
+_gostring_ _wrap_weft_quantize_model_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, intgo _swig_go_12, long long _swig_go_13, _gostring_ _swig_go_14, long long _swig_go_15, _gostring_ _swig_go_16, _goslice_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6345,7 +6380,7 @@ _gostring_ _wrap_weft_quantize_model_capi_df5844a07fabea53(WeftSymbolHandle *_sw
 }
 
 
-_gostring_ _wrap_weft_quantize_model_ex_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, intgo _swig_go_13, long long _swig_go_14, _gostring_ _swig_go_15, long long _swig_go_16, _gostring_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19, _goslice_ _swig_go_20) {
+_gostring_ _wrap_weft_quantize_model_ex_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, WeftDataIter *_swig_go_7, _gostring_ _swig_go_8, long long _swig_go_9, _gostring_ _swig_go_10, _gostring_ _swig_go_11, _gostring_ _swig_go_12, intgo _swig_go_13, long long _swig_go_14, _gostring_ _swig_go_15, long long _swig_go_16, _gostring_ _swig_go_17, _goslice_ _swig_go_18, _goslice_ _swig_go_19, _goslice_ _swig_go_20) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6462,7 +6497,7 @@ _gostring_ _wrap_weft_quantize_model_ex_capi_df5844a07fabea53(WeftSymbolHandle *
 }
 
 
-_gostring_ _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_unregister_capi_e678374c4bfd216e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6480,7 +6515,7 @@ _gostring_ _wrap_weft_custom_op_unregister_capi_df5844a07fabea53(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_custom_op_list_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_custom_op_list_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6493,7 +6528,7 @@ _gostring_ _wrap_weft_custom_op_list_capi_df5844a07fabea53(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, void **_swig_go_1) {
+_gostring_ _wrap_weft_ndarray_get_data_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, void **_swig_go_1) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void **arg2 = (void **) 0 ;
   WeftStatus result;
@@ -6508,7 +6543,7 @@ _gostring_ _wrap_weft_ndarray_get_data_capi_df5844a07fabea53(WeftNDArray *_swig_
 }
 
 
-_gostring_ _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(_gostring_ _swig_go_0, WeftCustomOpDispatch _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_register_host_capi_e678374c4bfd216e(_gostring_ _swig_go_0, WeftCustomOpDispatch _swig_go_1, long long _swig_go_2) {
   char *arg1 = (char *) 0 ;
   WeftCustomOpDispatch arg2 = (WeftCustomOpDispatch) 0 ;
   int64_t arg3 ;
@@ -6530,7 +6565,7 @@ _gostring_ _wrap_weft_custom_op_register_host_capi_df5844a07fabea53(_gostring_ _
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_custom_op_call_ints_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6549,7 +6584,7 @@ _gostring_ _wrap_weft_custom_op_call_ints_capi_df5844a07fabea53(WeftCustomOpCall
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_num_strings_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   WeftStatus result;
@@ -6564,7 +6599,7 @@ _gostring_ _wrap_weft_custom_op_call_num_strings_capi_df5844a07fabea53(WeftCusto
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_call_string_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6590,7 +6625,7 @@ _gostring_ _wrap_weft_custom_op_call_string_capi_df5844a07fabea53(WeftCustomOpCa
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_weft_custom_op_call_arrays_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   WeftNDArray **arg2 = (WeftNDArray **) 0 ;
   size_t arg3 ;
@@ -6609,7 +6644,7 @@ _gostring_ _wrap_weft_custom_op_call_arrays_capi_df5844a07fabea53(WeftCustomOpCa
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_weft_custom_op_call_set_ints_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6626,7 +6661,7 @@ _gostring_ _wrap_weft_custom_op_call_set_ints_capi_df5844a07fabea53(WeftCustomOp
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_add_string_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -6646,7 +6681,7 @@ _gostring_ _wrap_weft_custom_op_call_add_string_capi_df5844a07fabea53(WeftCustom
 }
 
 
-_gostring_ _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_weft_custom_op_call_fail_capi_e678374c4bfd216e(WeftCustomOpCall *_swig_go_0, _gostring_ _swig_go_1) {
   WeftCustomOpCall *arg1 = (WeftCustomOpCall *) 0 ;
   char *arg2 = (char *) 0 ;
   WeftStatus result;
@@ -6666,7 +6701,7 @@ _gostring_ _wrap_weft_custom_op_call_fail_capi_df5844a07fabea53(WeftCustomOpCall
 }
 
 
-_gostring_ _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_weft_ndarray_get_bytes_capi_e678374c4bfd216e(WeftNDArray *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2) {
   WeftNDArray *arg1 = (WeftNDArray *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -6683,7 +6718,7 @@ _gostring_ _wrap_weft_ndarray_get_bytes_capi_df5844a07fabea53(WeftNDArray *_swig
 }
 
 
-_gostring_ _wrap_weft_profiler_set_config_capi_df5844a07fabea53(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+_gostring_ _wrap_weft_profiler_set_config_capi_e678374c4bfd216e(long long _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   size_t arg1 ;
   char **arg2 = (char **) 0 ;
   char **arg3 = (char **) 0 ;
@@ -6722,7 +6757,7 @@ _gostring_ _wrap_weft_profiler_set_config_capi_df5844a07fabea53(long long _swig_
 }
 
 
-_gostring_ _wrap_weft_profiler_set_state_capi_df5844a07fabea53(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_set_state_capi_e678374c4bfd216e(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6735,7 +6770,7 @@ _gostring_ _wrap_weft_profiler_set_state_capi_df5844a07fabea53(intgo _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_profiler_get_state_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_get_state_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   int *arg1 = (int *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6748,7 +6783,7 @@ _gostring_ _wrap_weft_profiler_get_state_capi_df5844a07fabea53(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_profiler_pause_capi_df5844a07fabea53(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_pause_capi_e678374c4bfd216e(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6761,7 +6796,7 @@ _gostring_ _wrap_weft_profiler_pause_capi_df5844a07fabea53(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_profiler_dump_capi_df5844a07fabea53(intgo _swig_go_0) {
+_gostring_ _wrap_weft_profiler_dump_capi_e678374c4bfd216e(intgo _swig_go_0) {
   int arg1 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6774,7 +6809,7 @@ _gostring_ _wrap_weft_profiler_dump_capi_df5844a07fabea53(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_profiler_trace_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_trace_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6787,7 +6822,7 @@ _gostring_ _wrap_weft_profiler_trace_capi_df5844a07fabea53(_goslice_ _swig_go_0)
 }
 
 
-_gostring_ _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(intgo _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_weft_profiler_aggregate_capi_e678374c4bfd216e(intgo _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   int arg1 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6818,7 +6853,7 @@ _gostring_ _wrap_weft_profiler_aggregate_capi_df5844a07fabea53(intgo _swig_go_0,
 }
 
 
-_gostring_ _wrap_weft_profiler_range_push_capi_df5844a07fabea53(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_range_push_capi_e678374c4bfd216e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6836,7 +6871,7 @@ _gostring_ _wrap_weft_profiler_range_push_capi_df5844a07fabea53(_gostring_ _swig
 }
 
 
-_gostring_ _wrap_weft_profiler_range_pop_capi_df5844a07fabea53() {
+_gostring_ _wrap_weft_profiler_range_pop_capi_e678374c4bfd216e() {
   WeftStatus result;
   _gostring_ _swig_go_result;
   
@@ -6847,7 +6882,7 @@ _gostring_ _wrap_weft_profiler_range_pop_capi_df5844a07fabea53() {
 }
 
 
-_gostring_ _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_profiler_set_marker_capi_e678374c4bfd216e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6865,7 +6900,7 @@ _gostring_ _wrap_weft_profiler_set_marker_capi_df5844a07fabea53(_gostring_ _swig
 }
 
 
-_gostring_ _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(_gostring_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_weft_profiler_set_counter_capi_e678374c4bfd216e(_gostring_ _swig_go_0, long long _swig_go_1) {
   char *arg1 = (char *) 0 ;
   int64_t arg2 ;
   WeftStatus result;
@@ -6885,7 +6920,7 @@ _gostring_ _wrap_weft_profiler_set_counter_capi_df5844a07fabea53(_gostring_ _swi
 }
 
 
-_gostring_ _wrap_weft_load_library_capi_df5844a07fabea53(_gostring_ _swig_go_0) {
+_gostring_ _wrap_weft_load_library_capi_e678374c4bfd216e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6903,7 +6938,7 @@ _gostring_ _wrap_weft_load_library_capi_df5844a07fabea53(_gostring_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_weft_loaded_ops_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_loaded_ops_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -6916,7 +6951,7 @@ _gostring_ _wrap_weft_loaded_ops_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_weft_onnx_import_capi_df5844a07fabea53(_gostring_ _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7) {
+_gostring_ _wrap_weft_onnx_import_capi_e678374c4bfd216e(_gostring_ _swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7) {
   char *arg1 = (char *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -6959,7 +6994,7 @@ _gostring_ _wrap_weft_onnx_import_capi_df5844a07fabea53(_gostring_ _swig_go_0, l
 }
 
 
-_gostring_ _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
+_gostring_ _wrap_weft_onnx_import_checkpoint_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -7003,7 +7038,7 @@ _gostring_ _wrap_weft_onnx_import_checkpoint_capi_df5844a07fabea53(_gostring_ _s
 }
 
 
-_gostring_ _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(_goslice_ _swig_go_0) {
+_gostring_ _wrap_weft_onnx_supported_ops_capi_e678374c4bfd216e(_goslice_ _swig_go_0) {
   WeftStringList **arg1 = (WeftStringList **) 0 ;
   WeftStatus result;
   _gostring_ _swig_go_result;
@@ -7016,7 +7051,7 @@ _gostring_ _wrap_weft_onnx_supported_ops_capi_df5844a07fabea53(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_weft_onnx_export_capi_df5844a07fabea53(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, intgo _swig_go_11, intgo _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
+_gostring_ _wrap_weft_onnx_export_capi_e678374c4bfd216e(WeftSymbolHandle *_swig_go_0, long long _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, long long _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9, _goslice_ _swig_go_10, intgo _swig_go_11, intgo _swig_go_12, _gostring_ _swig_go_13, _goslice_ _swig_go_14) {
   WeftSymbolHandle *arg1 = (WeftSymbolHandle *) 0 ;
   size_t arg2 ;
   char **arg3 = (char **) 0 ;
@@ -7095,7 +7130,7 @@ _gostring_ _wrap_weft_onnx_export_capi_df5844a07fabea53(WeftSymbolHandle *_swig_
 }
 
 
-_gostring_ _wrap_weft_onnx_export_files_capi_df5844a07fabea53(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9) {
+_gostring_ _wrap_weft_onnx_export_files_capi_e678374c4bfd216e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, _gostring_ _swig_go_8, _goslice_ _swig_go_9) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
