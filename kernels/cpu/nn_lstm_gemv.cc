@@ -1,7 +1,9 @@
 // Batch-few LSTM inference sweeps (see nn_lstm_gemv.h).
 #include "cpu/nn_lstm_gemv.h"
 
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -118,7 +120,11 @@ void Sweep(const RnnConfig& cfg, int64_t d, const float* w, const float* gx, con
   const bool parallel = tiles > 1 && 4 * H * H >= 2 * kParallelGrain;
 #pragma omp parallel if (parallel)
   {
+#ifdef _OPENMP
     const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+#else
+    const int64_t nt = 1, id = 0;
+#endif
     const int64_t tile0 = tiles * id / nt, tile1 = tiles * (id + 1) / nt;
     for (int64_t s = 0; s < T; ++s) {
       const int64_t t = d ? T - 1 - s : s;

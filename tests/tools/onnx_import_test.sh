@@ -26,7 +26,7 @@ check_output() {
   "$allclose" "$data/$model.output0.npy" "${outs[0]}" 1e-5 1e-6 || fail "$model: output differs"
 }
 
-for model in resnet lenet; do
+for model in resnet lenet einsum_att; do
   "$weft" import "$data/$model.onnx" -o "$tmp/$model" >"$tmp/stdout" 2>"$tmp/stderr" ||
     fail "import $model: $(cat "$tmp/stderr")"
   grep -q "imported $data/$model.onnx: $tmp/$model-symbol.json, $tmp/$model-0000.params" \
