@@ -290,6 +290,21 @@ std::vector<T*> Unpack(T* base, size_t num, const size_t* bytes, const char* bas
   return starts;
 }
 
+// weft_predictor_predict_packed()'s body (and _packed_shaped's): the packed
+// blocks unpacked, then Predict.
+void PredictPacked(WeftPredictor* pred, size_t num_inputs, const void* input_data,
+                   const size_t* input_bytes, const size_t* ind_ptr, const int64_t* dims,
+                   size_t num_outputs, void* output_data, const size_t* output_bytes,
+                   const ShapesOut* shapes_out) {
+  GetPredictor(pred, "pred");
+  const std::vector<const void*> in =
+      Unpack(input_data, num_inputs, input_bytes, "input_data", "input_bytes");
+  const std::vector<void*> out =
+      Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
+  Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
+          output_bytes, shapes_out);
+}
+
 }  // namespace
 
 WeftStatus weft_predictor_predict(WeftPredictor* pred, size_t num_inputs,
@@ -308,13 +323,8 @@ WeftStatus weft_predictor_predict_packed(WeftPredictor* pred, size_t num_inputs,
                                          size_t num_outputs, void* output_data,
                                          const size_t* output_bytes) {
   WEFT_API_BEGIN();
-  GetPredictor(pred, "pred");
-  const std::vector<const void*> in =
-      Unpack(input_data, num_inputs, input_bytes, "input_data", "input_bytes");
-  const std::vector<void*> out =
-      Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
-  Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
-          output_bytes);
+  PredictPacked(pred, num_inputs, input_data, input_bytes, ind_ptr, dims, num_outputs, output_data,
+                output_bytes, nullptr);
   WEFT_API_END();
 }
 
@@ -338,14 +348,9 @@ WeftStatus weft_predictor_predict_packed_shaped(WeftPredictor* pred, size_t num_
                                                 const size_t* output_bytes, size_t* out_ind_ptr,
                                                 int64_t* out_dims, size_t capacity) {
   WEFT_API_BEGIN();
-  GetPredictor(pred, "pred");
-  const std::vector<const void*> in =
-      Unpack(input_data, num_inputs, input_bytes, "input_data", "input_bytes");
-  const std::vector<void*> out =
-      Unpack(output_data, num_outputs, output_bytes, "output_data", "output_bytes");
   const ShapesOut shapes{out_ind_ptr, out_dims, capacity};
-  Predict(pred, num_inputs, in.data(), input_bytes, ind_ptr, dims, num_outputs, out.data(),
-          output_bytes, &shapes);
+  PredictPacked(pred, num_inputs, input_data, input_bytes, ind_ptr, dims, num_outputs, output_data,
+                output_bytes, &shapes);
   WEFT_API_END();
 }
 
