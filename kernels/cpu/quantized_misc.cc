@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/channels_last_bytes.h"
 #include "cpu/cpu_util.h"
 #include "cpu/quantized_params.h"
 #include "cpu/index_util.h"
@@ -66,12 +67,16 @@ void PoolPlanes(const PoolGeom& g, const T* x, T* y) {
   });
 }
 
+// Data and output may be stored channels-last (pass::Int8ChannelsLast,
+// where oneDNN runs the pooling): transposed around the NCHW loop.
 void QuantizedPoolingCpu(const OpContext&, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                          const std::vector<OpReq>&, const std::vector<TBlob>& out) {
   const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
-  DispatchQuantized(in[0].dtype, [&](auto t) {
-    using T = decltype(t);
-    PoolPlanes(g, in[0].data<T>(), out[0].data<T>());
+  InPlainLayout(attrs, in, out, [&](const std::vector<TBlob>& i, const std::vector<TBlob>& o) {
+    DispatchQuantized(i[0].dtype, [&](auto t) {
+      using T = decltype(t);
+      PoolPlanes(g, i[0].data<T>(), o[0].data<T>());
+    });
   });
   SetRange(out, Scalar(in[1]), Scalar(in[2]));
 }

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/channels_last_bytes.h"
 #include "cpu/cpu_util.h"
 #include "cpu/quantized_params.h"
 #include "cpu/quantized_nn.h"
@@ -128,28 +129,6 @@ void Requantize(const SgCall& c, const int32_t* acc, const TBlob* sum, int64_t p
   });
 }
 
-// `b`'s bytes (a 4-D byte tensor) moved between NCHW and NHWC order into
-// `buf`; the returned blob views `buf` with b's logical shape.
-TBlob Transposed(const TBlob& b, bool to_nchw, std::vector<uint8_t>* buf) {
-  const int64_t n = b.shape[0], c = b.shape[1], hw = b.shape[2] * b.shape[3];
-  buf->resize(static_cast<size_t>(b.Size()));
-  const uint8_t* src = b.data<uint8_t>();
-  uint8_t* dst = buf->data();
-  ParallelFor(n * c, [&](int64_t nc) {
-    const int64_t i = nc / c, ch = nc % c;
-    for (int64_t p = 0; p < hw; ++p) {
-      const int64_t nchw = nc * hw + p, nhwc = (i * hw + p) * c + ch;
-      if (to_nchw)
-        dst[nchw] = src[nhwc];
-      else
-        dst[nhwc] = src[nchw];
-    }
-  });
-  TBlob out = b;
-  out.dptr = dst;
-  return out;
-}
-
 void SgConvPlain(const SgCall& c, const std::vector<TBlob>& in, const std::vector<TBlob>& out) {
   const SgConv& s = c.s;
   const TBlob& data = in[0];
@@ -182,20 +161,12 @@ void SgConvInt8Cpu(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
                    const std::vector<OpReq>&, const std::vector<TBlob>& out) {
   const SgCall c = PrepareSgCall(ctx, attrs, in, out[0].dtype);
   const SgConv& s = c.s;
-  std::vector<TBlob> ins = in, outs = out;
-  std::vector<uint8_t> data_buf, sum_buf, out_buf;
-  if (s.data_nhwc) ins[0] = Transposed(in[0], true, &data_buf);
-  if (s.sum && s.sum_nhwc) ins[s.n_args - 1] = Transposed(in[s.n_args - 1], true, &sum_buf);
-  if (s.out_nhwc) {
-    out_buf.resize(out[0].Bytes());
-    outs[0].dptr = out_buf.data();
-  }
-  SgConvPlain(c, ins, outs);
-  if (s.out_nhwc) {
-    std::vector<uint8_t> back;
-    Transposed(outs[0], false, &back);
-    std::copy(back.begin(), back.end(), out[0].data<uint8_t>());
-  }
+  std::vector<TBlob> ins = in;
+  std::vector<uint8_t> sum_buf;
+  if (s.sum && s.sum_nhwc) ins[s.n_args - 1] = TransposedBytes(in[s.n_args - 1], true, &sum_buf);
+  InPlainLayout(attrs, ins, out, [&](const std::vector<TBlob>& i, const std::vector<TBlob>& o) {
+    SgConvPlain(c, i, o);
+  });
   out[1].data<float>()[0] = c.lo;
   out[2].data<float>()[0] = c.hi;
 }
@@ -233,13 +204,9 @@ SgConv SgConv::Decode(const NodeAttrs& attrs) {
     }
   }
   s.bias = !s.conv->attrs.params.Decoded<QuantParams>().no_bias;
-  auto nhwc = [&](const char* key) {
-    auto it = attrs.dict.find(key);
-    return it != attrs.dict.end() && it->second == "nhwc";
-  };
-  s.data_nhwc = nhwc("__data_layout__");
-  s.sum_nhwc = nhwc("__sum_layout__");
-  s.out_nhwc = nhwc("__out_layout__");
+  s.data_nhwc = StoredChannelsLast(attrs, "__data_layout__");
+  s.sum_nhwc = StoredChannelsLast(attrs, "__sum_layout__");
+  s.out_nhwc = StoredChannelsLast(attrs, "__out_layout__");
   return s;
 }
 

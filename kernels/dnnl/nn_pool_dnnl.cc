@@ -3,10 +3,15 @@
 // channel-blocked data (data_block / out_block), forward_inference. It covers what matches MXNet's
 // Pooling exactly: max with every window touching the input (valid or full convention), avg with
 // the valid convention (count_include_pad either way) and global max/avg; anything else runs the
-// reference kernel on unblocked temporaries.
+// reference kernel on unblocked temporaries. Also _contrib_quantized_pooling
+// on int8 / uint8 data, plain or stored channels-last (pass::Int8ChannelsLast),
+// through oneDNN's int8 pooling in NHWC (QuantizedPool).
+#include <cstring>
 #include <memory>
 #include <vector>
 
+#include "cpu/channels_last_bytes.h"
+#include "cpu/quantized_params.h"
 #include "dnnl/dnnl_util.h"
 #include "nn_geometry.h"
 #include "weft/channel_block.h"
@@ -45,10 +50,19 @@ bool Algorithm(const ParamValues& p, const PoolGeom& g, algorithm* alg) {
   return true;
 }
 
-// The primitive reading `data` in the layout of `data_block` (its output
-// layout is the primitive's choice).
+// How a pooling's data is stored: plain (0), channel-blocked (8, 16:
+// nChw8c / nChw16c) or channels-last (kNhwc).
+constexpr int64_t kNhwc = -1;
+
+memory::desc StoredDesc(const memory::desc& plain, int64_t layout) {
+  if (layout != kNhwc) return BlockedDesc(plain, layout);
+  return memory::desc(plain.dims(), plain.data_type(), memory::format_tag::nhwc);
+}
+
+// The primitive reading `data` in `data_layout` (its output layout is the
+// primitive's choice).
 std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const PoolGeom& g,
-                                 algorithm alg, int64_t data_block, memory::data_type dt) {
+                                 algorithm alg, int64_t data_layout, memory::data_type dt) {
   auto p = std::make_shared<PoolPrims>();
   p->src = PlainDesc({data[0], data[1], g.h, g.w}, dt);
   p->dst = PlainDesc({out[0], out[1], g.oh, g.ow}, dt);
@@ -57,7 +71,7 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
       pad_r{PadRight(g.h, g.oh, g.kh, g.sh, g.ph), PadRight(g.w, g.ow, g.kw, g.sw, g.pw)};
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, BlockedDesc(p->src, data_block),
+  pooling_forward::desc d(dnnl::prop_kind::forward_inference, alg, StoredDesc(p->src, data_layout),
                           dst_any, strides, kernel, pad_l, pad_r);
   p->pd = pooling_forward::primitive_desc(d, attr, Engine());
   p->fwd = pooling_forward(p->pd);
@@ -67,9 +81,8 @@ std::shared_ptr<PoolPrims> Build(const Shape& data, const Shape& out, const Pool
 // The cached primitive for (geometry, algorithm, source layout), or null
 // when oneDNN refuses it.
 std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const PoolGeom& g,
-                                 algorithm alg, int64_t data_block, DType t) {
+                                 algorithm alg, int64_t data_layout, memory::data_type dt) {
   static PrimitiveCache<PoolPrims> cache;
-  const memory::data_type dt = DataType(t);
   const std::vector<int64_t> key{data[0],
                                  data[1],
                                  g.h,
@@ -83,9 +96,40 @@ std::shared_ptr<PoolPrims> Prims(const Shape& data, const Shape& out, const Pool
                                  g.ph,
                                  g.pw,
                                  static_cast<int64_t>(alg),
-                                 data_block,
+                                 data_layout,
                                  static_cast<int64_t>(dt)};
-  return cache.Get(key, [&] { return Build(data, out, g, alg, data_block, dt); });
+  return cache.Get(key, [&] { return Build(data, out, g, alg, data_layout, dt); });
+}
+
+// _contrib_quantized_pooling through oneDNN's int8 pooling, which reads and
+// writes NHWC (plain data is reordered in, a plain output out): max pooling,
+// and average pooling where oneDNN rounds as the reference does (no padding
+// and a window of an odd or power-of-two count: oneDNN multiplies by
+// 1/count, which then rounds to the same level as the reference's quotient).
+// False where it does not cover the call (the reference kernel runs).
+bool QuantizedPool(const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                   const std::vector<TBlob>& out) {
+  const DType t = in[0].dtype;
+  if ((t != DType::kUint8 && t != DType::kInt8) || in[0].shape.ndim() != 4) return false;
+  const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
+  algorithm alg;
+  if (!Algorithm(attrs.params, g, &alg)) return false;
+  const int64_t count = g.kh * g.kw;
+  if (g.kind == PoolKind::kAvg && (g.ph || g.pw || !((count & 1) || (count & (count - 1)) == 0)))
+    return false;
+  const memory::data_type dt = t == DType::kUint8 ? memory::data_type::u8 : memory::data_type::s8;
+  auto p = Prims(in[0].shape, out[0].shape, g, alg, kNhwc, dt);
+  if (!p || std::strncmp(p->pd.impl_info_str(), "ref", 3) == 0) return false;
+  const int64_t data_layout = cpu::StoredChannelsLast(attrs, "__data_layout__") ? kNhwc : 0,
+                out_layout = cpu::StoredChannelsLast(attrs, "__out_layout__") ? kNhwc : 0;
+  const memory src =
+      AsLayout(BlobMemory(StoredDesc(p->src, data_layout), in[0]), p->pd.src_desc(), 0);
+  const OutputArg dst(BlobMemory(StoredDesc(p->dst, out_layout), out[0]), p->pd.dst_desc(),
+                      OpReq::kWrite, 2);
+  Execute(p->fwd, p->pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.target}});
+  dst.Finish();
+  for (int i : {1, 2}) out[i].data<float>()[0] = cpu::Scalar(in[i]);
+  return true;
 }
 
 }  // namespace
@@ -106,7 +150,7 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
     if (typed && data.ndim() == 4 && BlockCovered(db, 4) && BlockCovered(ob, 4)) {
       const PoolGeom g = MakePoolGeom(attrs.params, data, y);
       if (Algorithm(attrs.params, g, &alg)) {
-        if (auto p = Prims(data, y, g, alg, db, t)) {
+        if (auto p = Prims(data, y, g, alg, db, DataType(t))) {
           const memory src =
               AsLayout(BlobMemory(BlockedDesc(p->src, db), in[0]), p->pd.src_desc(), 0);
           const OutputArg dst(BlobMemory(BlockedDesc(p->dst, ob), out[0]), p->pd.dst_desc(), req[0],
@@ -122,6 +166,12 @@ void RegisterNNPoolDnnl(KernelRegistry* reg) {
   const uint32_t reduced = BFloat16Supported() ? Kernel::kBFloat16Bit : 0;
   reg->Add("_blocked_Pooling", DeviceType::kCPU,
            WithReducedFloats({"dnnl", 20, fwd, true}, reduced));
+  KernelFn ref_int8 = ReferenceKernel(*reg, "_contrib_quantized_pooling");
+  auto int8 = [ref_int8](const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
+                         const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
+    if (!QuantizedPool(attrs, in, out)) ref_int8(ctx, attrs, in, req, out);
+  };
+  reg->Add("_contrib_quantized_pooling", DeviceType::kCPU, {"dnnl", 20, int8});
 }
 
 }  // namespace onednn

@@ -106,7 +106,13 @@ void RunConv(const QConvPrims& p, const TBlob& x, const memory& wei, const int32
                    : PlainDesc(dims, QType(sum->dtype));
     memory s = BlobMemory(sum_md, *sum);
     memory t(memory::desc(raw), Engine(), dst.target.get_data_handle());
-    if (sum->dptr != t.get_data_handle()) dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+    if (sum->dptr != t.get_data_handle()) {
+      dnnl::reorder(s, t).execute(ThreadStream(), s, t);
+    } else if (s.get_desc() != t.get_desc()) {  // in place, stored in another layout
+      memory moved(t.get_desc(), Engine(), Scratch(3, t.get_desc().get_size()));
+      dnnl::reorder(s, moved).execute(ThreadStream(), s, moved);
+      dnnl::reorder(moved, t).execute(ThreadStream(), moved, t);
+    }
   }
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst.target}};

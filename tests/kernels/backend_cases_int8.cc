@@ -7,7 +7,9 @@
 // (oneDNN and the reference may round a tie apart) — with BatchNorm, relu,
 // a residual sum of the other byte type and a post-sum relu (also with its
 // byte tensors stored channels-last); with ReLU6 (clip); depthwise; and
-// int8 data; the quantized channel-wise _sg_mkldnn_fully_connected exactly
+// int8 data; _contrib_quantized_pooling exactly (max, and the averages
+// oneDNN rounds as the reference, plain and channels-last); the quantized
+// channel-wise _sg_mkldnn_fully_connected exactly
 // (oneDNN's int8 inner product with per-channel output scales); and the
 // quantized _sg_mkldnn_selfatt_qk / _valatt exactly (oneDNN's integer gemms).
 #include "util/backend_harness.h"
@@ -48,6 +50,20 @@ BackendCase Weighted(const std::string& op, const Shape& data, const Shape& weig
   o.exact = true;
   o.add = false;
   BackendCase c(op, make, std::move(params), o);
+  c.dtypes = {DType::kFloat32};
+  return c;
+}
+
+// A quantized pooling of `t` levels and their range; `params` may store the
+// data and output channels-last (pass::Int8ChannelsLast).
+BackendCase Pooled(const Shape& data, DType t, StringMap params) {
+  auto make = [=](DType) {
+    return std::vector<NDArray>{Levels(data, t, 1), Scalar(t == DType::kUint8 ? 0 : -2), Scalar(2)};
+  };
+  CompareOptions o;
+  o.exact = true;
+  o.add = false;
+  BackendCase c("_contrib_quantized_pooling", make, std::move(params), o);
   c.dtypes = {DType::kFloat32};
   return c;
 }
@@ -187,6 +203,31 @@ WEFT_BACKEND_CASES(int8) {
                              {{"num_hidden", "24"}}));
     cases.push_back(Weighted("_contrib_quantized_fully_connected", {8, 512}, {100, 512}, t,
                              {{"num_hidden", "100"}}));
+  }
+  // Poolings: ResNet's max 3x3/2 (every layout of data and output), global
+  // average over 7x7 (an odd count) and 2x2 average (a power of two) on
+  // oneDNN; padded and 2x3 averages (counts oneDNN would round apart) on
+  // the reference there.
+  const StringMap resnet_max = {
+      {"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}};
+  for (DType t : {DType::kUint8, DType::kInt8}) {
+    for (const char* data : {"", "nhwc"})
+      for (const char* out : {"", "nhwc"}) {
+        StringMap p = resnet_max;
+        if (*data) p["__data_layout__"] = data;
+        if (*out) p["__out_layout__"] = out;
+        cases.push_back(Pooled({2, 24, 15, 15}, t, p));
+      }
+    cases.push_back(Pooled({2, 40, 7, 7}, t,
+                           {{"kernel", "(1,1)"},
+                            {"global_pool", "True"},
+                            {"pool_type", "avg"},
+                            {"__data_layout__", "nhwc"}}));
+    cases.push_back(
+        Pooled({1, 16, 8, 8}, t, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "avg"}}));
+    cases.push_back(
+        Pooled({1, 16, 9, 9}, t, {{"kernel", "(3,3)"}, {"pad", "(1,1)"}, {"pool_type", "avg"}}));
+    cases.push_back(Pooled({1, 16, 8, 9}, t, {{"kernel", "(2,3)"}, {"pool_type", "avg"}}));
   }
   const StringMap conv = {{"kernel", "(3,3)"}, {"num_filter", "32"}, {"pad", "(1,1)"}};
   // Convolution -> BatchNorm -> relu -> + int8 residual -> relu, uint8 data.

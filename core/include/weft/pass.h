@@ -322,9 +322,12 @@ RewriteResult BlockConvLayouts(const OpRegistry& reg, const Graph& graph, int bl
 // (their data or residual input) stored channels-last (NHWC bytes under the
 // logical NCHW shape), as oneDNN's VNNI convolutions read and write them:
 // hidden attributes __out_layout__ / __data_layout__ / __sum_layout__ =
-// "nhwc" on those nodes, which the int8 convolution kernels honour.
-// `changes` counts the nodes marked.
-RewriteResult Int8ChannelsLast(const OpRegistry& reg, const Graph& graph);
+// "nhwc" on those nodes, which the int8 convolution kernels honour. With
+// `pooling`, 2-D _contrib_quantized_pooling nodes take part like the
+// convolutions (their data in, their output out), for a backend whose
+// pooling reads NHWC (oneDNN's int8 pooling). `changes` counts the nodes
+// marked.
+RewriteResult Int8ChannelsLast(const OpRegistry& reg, const Graph& graph, bool pooling = false);
 
 // Runs in float32 every op node whose kernel on `dev` does not compute a
 // float16/bfloat16 dtype the node reads or writes (Kernel::Computes; a

@@ -74,8 +74,10 @@ Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, De
   }
   // Channels-last int8 between fused convolutions where oneDNN runs them.
   const Kernel* int8_conv = kernels.Find("_sg_mkldnn_conv", dev);
+  const Kernel* int8_pool = kernels.Find("_contrib_quantized_pooling", dev);
   if (int8_conv && int8_conv->backend == "dnnl" && !Skipped("Int8ChannelsLast"))
-    take("Int8ChannelsLast", pass::Int8ChannelsLast(reg, g), "");
+    take("Int8ChannelsLast",
+         pass::Int8ChannelsLast(reg, g, int8_pool && int8_pool->backend == "dnnl"), "");
   // Blocked layouts where the convolution kernel asks for them.
   const Kernel* conv = kernels.Find("_fused_Convolution", dev);
   if (conv && conv->channel_block > 0 && kernels.Find("_layout_block", dev) &&

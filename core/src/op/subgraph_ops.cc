@@ -295,6 +295,14 @@ void RegisterSubgraphOps(OpRegistry* reg) {
   conv.infer_type = QuantizedConvType;
   conv.input_names = SgConvInputNames;
   conv.mutate_inputs = ConvMutateInputs;
+  // The quantized form's int8 kernels place the residual in the output
+  // before the convolution adds into it, so the output may take the
+  // residual's storage (the planner pairs them where the dtypes agree).
+  conv.inplace = [](const ParamValues& p) {
+    std::vector<std::pair<int, int>> pairs;
+    if (Quantized(p) && QParams(p).with_sum) pairs.emplace_back(static_cast<int>(SumIndex(p)), 0);
+    return pairs;
+  };
   conv.check_subgraphs = CheckConvSubgraph;
   reg->Add(std::move(conv));
 

@@ -16,6 +16,7 @@
 #include "weft/graph_algorithm.h"
 #include "weft/initializer.h"
 #include "weft/module.h"
+#include "weft/pass.h"
 #include "weft/quantize_model.h"
 #include "weft/symbol_json.h"
 
@@ -370,6 +371,44 @@ TEST(QuantizeChannelsLast, OptimizedInt8ResNet18EqualsUnoptimized) {
 #if WEFT_USE_DNNL
   EXPECT_NE(passes.find("Int8ChannelsLast"), std::string::npos) << passes.substr(0, 400);
 #endif
+}
+
+}  // namespace
+}  // namespace weft
+
+namespace weft {
+namespace {
+
+// With a pooling that reads NHWC (oneDNN's int8 pooling), the int8
+// ResNet-18's max pooling between its first convolutions keeps its data and
+// output channels-last, and its global average pooling reads the last
+// convolution's bytes as they are (its output feeds a flatten: plain);
+// without, the poolings stay plain and so do the convolutions around them.
+TEST(QuantizeChannelsLast, PoolingsJoinTheChannelsLastChain) {
+  const NDArray x = test::RandomArray(Shape{2, 3, 32, 32}, DType::kFloat32, -1, 1, 5);
+  const quant::QuantizedModel q = QuantizeSeeded(test::bench::ResNet18(), x, "2").q;
+  Graph g;
+  g.outputs = q.symbol.outputs;
+  auto layouts = [&](bool pooling) {
+    const Graph marked = pass::Int8ChannelsLast(Runtime::Global().ops(), g, pooling).graph;
+    std::map<std::string, std::string> out;
+    for (const NodePtr& n : TopoOrder(marked.outputs)) {
+      if (n->is_variable() || n->op()->name != "_contrib_quantized_pooling") continue;
+      std::string& l = out[n->attrs.params.GetBool("global_pool") ? "global" : "max"];
+      for (const char* key : {"__data_layout__", "__out_layout__"}) {
+        auto it = n->attrs.dict.find(key);
+        l += it == n->attrs.dict.end() ? "-" : it->second;
+        l += ' ';
+      }
+    }
+    return out;
+  };
+  const std::map<std::string, std::string> with = layouts(true), without = layouts(false);
+  ASSERT_EQ(with.size(), 2u) << "the int8 ResNet-18 has a quantized max and global pooling";
+  EXPECT_EQ(with.at("max"), "nhwc nhwc ");
+  EXPECT_EQ(with.at("global"), "nhwc - ");
+  EXPECT_EQ(without.at("max"), "- - ");
+  EXPECT_EQ(without.at("global"), "- - ");
 }
 
 }  // namespace
