@@ -7,6 +7,7 @@
 
 #include "io/byte_io.h"
 #include "json_raw.h"
+#include "weft/control_flow.h"
 #include "weft/graph_algorithm.h"
 #include "weft/status.h"
 #include "weft/symbol_json.h"
@@ -93,10 +94,12 @@ struct Loader {
 
   // The node's attributes; a subgraph operator's variadic input count
   // (num_args), when absent, is its subgraph's variable count (MXNet's
-  // DefaultSubgraphOpNumInputs).
+  // DefaultSubgraphOpNumInputs; a control-flow operator's must be given).
   static StringMap ParamDict(const Node& n) {
     const std::string& key = n.op()->key_var_num_args;
-    if (n.attrs.subgraphs.empty() || key.empty() || n.attrs.dict.count(key)) return n.attrs.dict;
+    if (n.attrs.subgraphs.empty() || key.empty() || n.attrs.dict.count(key) ||
+        IsControlFlowOp(n.op()))
+      return n.attrs.dict;
     StringMap dict = n.attrs.dict;
     dict[key] = std::to_string(IndexedGraph(*n.attrs.subgraphs[0]).input_nodes().size());
     return dict;
