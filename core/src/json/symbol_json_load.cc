@@ -290,7 +290,8 @@ void MakeNodes(Loader* ld) {
       if (!n->attrs.op && !r.subgraphs.empty())
         Fail(StatusCode::kNotImplemented, "symbol JSON: ", where, " uses operator '", r.op,
              "' with subgraphs, which Weft does not run (it runs the oneDNN subgraphs of "
-             "_sg_mkldnn_conv and _sg_mkldnn_fully_connected)");
+             "_sg_mkldnn_conv and _sg_mkldnn_fully_connected, and the control flow of "
+             "_foreach, _while_loop and _cond)");
       if (!n->attrs.op) unknown[r.op].push_back(i);
     }
     ld->index[n.get()] = i;
