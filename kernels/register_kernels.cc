@@ -45,8 +45,9 @@ void RegisterQuantizedMiscCpu(KernelRegistry* reg);
 void RegisterQuantizedElemwiseCpu(KernelRegistry* reg);
 void RegisterSgConvInt8Cpu(KernelRegistry* reg);
 void RegisterSgFcInt8Cpu(KernelRegistry* reg);
-// Runs other ops' kernels: needs the op registry too (InstallBuiltinKernels).
+// Run other ops' kernels: need the op registry too (InstallBuiltinKernels).
 void RegisterFusedElemwiseCpu(const OpRegistry& ops, KernelRegistry* reg);
+void RegisterControlFlowCpu(const OpRegistry& ops, KernelRegistry* reg);
 void RegisterAssignCpu(KernelRegistry* reg);
 void RegisterReduceCpu(KernelRegistry* reg);
 void RegisterDotCpu(KernelRegistry* reg);
@@ -236,6 +237,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
 void InstallBuiltinKernels(Runtime* rt) {
   RegisterAllKernels(rt->mutable_kernels());
   cpu::RegisterFusedElemwiseCpu(rt->ops(), rt->mutable_kernels());
+  cpu::RegisterControlFlowCpu(rt->ops(), rt->mutable_kernels());
   RegisterDeviceAPIs(rt);
 }
 

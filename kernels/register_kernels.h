@@ -15,8 +15,9 @@ namespace weft {
 void RegisterAllKernels(KernelRegistry* reg);
 // Installs the CUDA DeviceAPI into `rt` when built with CUDA (no-op otherwise).
 void RegisterDeviceAPIs(Runtime* rt);
-// Both, plus the kernels that run other ops' kernels (_fused_elemwise,
-// which needs rt's op registry), for a runtime nothing has used yet.
+// Both, plus the kernels that run other ops' kernels (_fused_elemwise and
+// the control-flow ops, which need rt's op registry), for a runtime nothing
+// has used yet.
 void InstallBuiltinKernels(Runtime* rt);
 
 }  // namespace weft

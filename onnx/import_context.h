@@ -92,6 +92,8 @@ class ImportContext {
   [[noreturn]] void Invalid(const std::string& detail) const;
 
   std::map<std::string, NDArray> params;  // the constants used as tensors
+  // Weft node names taken so far in the whole model (nested graphs too).
+  std::set<std::string>* node_names = nullptr;
 
  private:
   std::map<std::string, Symbol> syms_;
@@ -129,6 +131,15 @@ void AddMathConverters(ConverterMap* m);
 void AddShapeConverters(ConverterMap* m);
 void AddRnnConverters(ConverterMap* m);
 void AddVisionConverters(ConverterMap* m);
+void AddControlFlowConverters(ConverterMap* m);
+
+// Converts the nodes of `g` in order into `c` (folding what FoldNode can,
+// the rest by their converters), as the import does for the model's graph;
+// the control-flow converters call it for their nested graphs.
+void ConvertNodes(ImportContext& c, const onnx::GraphProto& g);
+// The static shape an ONNX type gives (unknown extents 0; unknown rank when
+// the type has no shape).
+Shape ShapeOfType(const onnx::TypeProto& t);
 
 // Evaluates the current node at import when every input is a constant (or,
 // for Shape/Size, when the input's shape is static); returns false when

@@ -45,15 +45,26 @@ std::string NodeLabel(const onnx::NodeProto& n, int index) {
          (IsDefaultDomain(n.domain()) ? "" : n.domain() + ".") + n.op_type() + ")";
 }
 
+// The nodes of `g` and of the graphs nested in its nodes (If, Loop, Scan)
+// that the importer cannot convert.
+void ListUnsupported(const onnx::GraphProto& g, const onnx_import::ConverterMap& conv,
+                     std::vector<std::string>* bad) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& n = g.node(i);
+    const bool known = conv.count(n.op_type()) || onnx_import::FoldableOps().count(n.op_type());
+    if (!IsDefaultDomain(n.domain()) || !known) bad->push_back(NodeLabel(n, i));
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) ListUnsupported(a.g(), conv, bad);
+      for (const auto& sub : a.graphs()) ListUnsupported(sub, conv, bad);
+    }
+  }
+}
+
 // One error listing every node the importer cannot convert.
 void CheckSupported(const onnx::GraphProto& g, const onnx_import::ConverterMap& conv,
                     const std::string& what) {
   std::vector<std::string> bad;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const auto& n = g.node(i);
-    const bool known = conv.count(n.op_type()) || onnx_import::FoldableOps().count(n.op_type());
-    if (!IsDefaultDomain(n.domain()) || !known) bad.push_back(NodeLabel(n, i));
-  }
+  ListUnsupported(g, conv, &bad);
   if (bad.empty()) return;
   std::string list;
   for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
@@ -116,14 +127,6 @@ void CheckInputsDefined(const onnx::GraphProto& g, const std::string& what) {
   for (const auto& o : g.output())
     if (!defined.count(o.name()))
       Fail(StatusCode::kInvalidArgument, what, ": graph output '", o.name(), "' is never computed");
-}
-
-Shape ShapeOfType(const onnx::TypeProto& t) {
-  if (!t.has_tensor_type() || !t.tensor_type().has_shape()) return Shape();
-  std::vector<int64_t> dims;
-  for (const auto& d : t.tensor_type().shape().dim())
-    dims.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 0);
-  return Shape(dims);
 }
 
 // The caller's shapes replace graph inputs' ONNX shapes; a name that is an
@@ -206,7 +209,7 @@ void AddInputs(const onnx::GraphProto& g, std::map<std::string, onnx_import::Con
   for (const auto& v : g.input()) {
     if (inits.count(v.name())) continue;
     VariableHints hints;
-    hints.shape = ShapeOfType(v.type());
+    hints.shape = onnx_import::ShapeOfType(v.type());
     const int32_t type = v.type().tensor_type().elem_type();
     hints.dtype = type ? onnx_import::WeftDType(type, c->what + ": input '" + v.name() + "'")
                        : DType::kUnknown;
@@ -216,7 +219,8 @@ void AddInputs(const onnx::GraphProto& g, std::map<std::string, onnx_import::Con
 }
 
 // The Weft name of node `i`: its ONNX name when set and unused, else
-// "<op_type lowercased><i>".
+// "<op_type lowercased><i>" (with "_<k>" appended while that is taken: a
+// nested graph's node i meets the model's).
 std::string UniqueName(const onnx::NodeProto& n, int i, std::set<std::string>* used) {
   std::string name = n.name();
   if (name.empty() || used->count(name)) {
@@ -224,6 +228,8 @@ std::string UniqueName(const onnx::NodeProto& n, int i, std::set<std::string>* u
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     name += std::to_string(i);
+    const std::string base = name;
+    for (int k = 1; used->count(name); ++k) name = base + "_" + std::to_string(k);
   }
   used->insert(name);
   return name;
@@ -246,10 +252,53 @@ onnx_import::ConverterMap AllConverters() {
   onnx_import::AddShapeConverters(&m);
   onnx_import::AddRnnConverters(&m);
   onnx_import::AddVisionConverters(&m);
+  onnx_import::AddControlFlowConverters(&m);
   return m;
 }
 
 }  // namespace
+
+namespace onnx_import {
+
+Shape ShapeOfType(const onnx::TypeProto& t) {
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape()) return Shape();
+  std::vector<int64_t> dims;
+  for (const auto& d : t.tensor_type().shape().dim())
+    dims.push_back(d.has_dim_value() && d.dim_value() > 0 ? d.dim_value() : 0);
+  return Shape(dims);
+}
+
+void ConvertNodes(ImportContext& c, const onnx::GraphProto& g) {
+  static const ConverterMap conv = AllConverters();
+  static const ConverterMap fused_conv = [] {
+    ConverterMap m;
+    AddFusedConverters(&m);
+    return m;
+  }();
+  WEFT_CHECK(c.node_names) << "ConvertNodes: no node name set";
+  for (int i = 0; i < g.node_size(); ++i) {
+    c.node = &g.node(i);
+    c.node_name = UniqueName(g.node(i), i, c.node_names);
+    if (c.node->domain() == kFusedDomain) {
+      fused_conv.at(c.node->op_type())(c);
+      continue;
+    }
+    if (FoldNode(c)) continue;
+    auto it = conv.find(c.node->op_type());
+    if (it == conv.end()) {
+      const std::string& op = c.node->op_type();
+      if (op == "Shape" || op == "Size") c.KnownShape(c.node->input(0), "input");
+      c.Unsupported(
+          "is evaluated only at import, and its inputs are not all constants (give the input "
+          "shapes at import when the model's are dynamic)");
+    }
+    it->second(c);
+    for (const auto& o : c.node->output())
+      if (!o.empty() && !c.Has(o)) c.Unsupported("the converter left output '" + o + "' unset");
+  }
+}
+
+}  // namespace onnx_import
 
 std::vector<std::string> OnnxSupportedOps() {
   std::set<std::string> ops;
@@ -267,8 +316,6 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
   out.producer =
       m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   const onnx_import::ConverterMap conv = AllConverters();
-  onnx_import::ConverterMap fused_conv;
-  onnx_import::AddFusedConverters(&fused_conv);
   CheckNames(m.graph(), what);
   CheckSupported(m.graph(), conv, what);
   CheckInputsDefined(m.graph(), what);
@@ -279,31 +326,13 @@ OnnxModel ImportOnnx(const void* data, size_t size, const std::string& what,
     out.fused = onnx_import::FuseDecompositions(m.mutable_graph(), inits, model_dir, what);
   const onnx::GraphProto& g = m.graph();
   ImportContext c(rt, out.opset, what);
-  for (const auto& v : g.value_info()) c.SetShape(v.name(), ShapeOfType(v.type()));
-  for (const auto& v : g.input()) c.SetShape(v.name(), ShapeOfType(v.type()));
-  for (const auto& v : g.output()) c.SetShape(v.name(), ShapeOfType(v.type()));
+  for (const auto& v : g.value_info()) c.SetShape(v.name(), onnx_import::ShapeOfType(v.type()));
+  for (const auto& v : g.input()) c.SetShape(v.name(), onnx_import::ShapeOfType(v.type()));
+  for (const auto& v : g.output()) c.SetShape(v.name(), onnx_import::ShapeOfType(v.type()));
   AddInputs(g, std::move(inits), &c, &out);
   std::set<std::string> used;
-  for (int i = 0; i < g.node_size(); ++i) {
-    c.node = &g.node(i);
-    c.node_name = UniqueName(g.node(i), i, &used);
-    if (c.node->domain() == onnx_import::kFusedDomain) {
-      fused_conv.at(c.node->op_type())(c);
-      continue;
-    }
-    if (onnx_import::FoldNode(c)) continue;
-    auto it = conv.find(c.node->op_type());
-    if (it == conv.end()) {
-      const std::string& op = c.node->op_type();
-      if (op == "Shape" || op == "Size") c.KnownShape(c.node->input(0), "input");
-      c.Unsupported(
-          "is evaluated only at import, and its inputs are not all constants (give the input "
-          "shapes at import when the model's are dynamic)");
-    }
-    it->second(c);
-    for (const auto& o : c.node->output())
-      if (!o.empty() && !c.Has(o)) c.Unsupported("the converter left output '" + o + "' unset");
-  }
+  c.node_names = &used;
+  onnx_import::ConvertNodes(c, g);
   std::vector<Symbol> outs;
   for (const auto& o : g.output()) outs.push_back(c.Sym(o.name()));
   out.symbol = Symbol::Group(outs);

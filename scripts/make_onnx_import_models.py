@@ -14,8 +14,12 @@ randomised so that BN is not an identity, and it is exported with
 TrainingMode.PRESERVE (in eval mode) so that the exporter keeps the
 BatchNormalization nodes instead of folding them into the convolutions.
 
+The control-flow models (ctrl_if, ctrl_loop, ctrl_scan: If, Loop, Scan) are
+built with onnx.helper, their references computed with NumPy.
+
 Run: /usr/bin/python3 scripts/make_onnx_import_models.py [NAME...] (only the models
-named, e.g. nms_head, when names are given).
+named, e.g. nms_head, when names are given; "control_flow" for the three
+control-flow models).
 """
 import os
 import sys
@@ -355,6 +359,153 @@ def opset_models():
         np.save(os.path.join(OUT, name + ".output0.npy"), np.ascontiguousarray(y))
 
 
+def control_flow_models():
+    """If, Loop and Scan built with onnx.helper (PyTorch's exports rarely
+    give clean ones), with NumPy references. Their nested graphs read outer
+    values (graph inputs, initializers) by name, as ONNX allows.
+
+    ctrl_if: two If nodes on opposite conditions (sum(x) > 0, and its
+    negation), so that both branches run: then = x * W + 1, else =
+    relu(-x) * 2 (a Constant inside the branch).
+    ctrl_loop: a Loop with a constant trip count 4 and a constant true
+    condition its body passes on: h = tanh(h @ W + b * i), its scan outputs
+    h and sum(h, axis 1); and a Loop with trip count 10 whose condition
+    depends on the data: v = v * 1.5 while sum(v) < 20.
+    ctrl_scan: a Scan over axis 0 of x (5, 2, 3) with one state:
+    s = s + x_t * w, scan outputs 2 * s and relu(x_t - s).
+    """
+    rng = np.random.RandomState(21)
+    vi = helper.make_tensor_value_info
+    f32 = TensorProto.FLOAT
+    tensor = lambda name, a: helper.make_tensor(name, f32, a.shape, a.flatten().tolist())
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    node = helper.make_node
+
+    # If
+    x = rng.randn(3, 4).astype(np.float32)
+    w = rng.randn(3, 4).astype(np.float32)
+    def branches(tag):
+        then_g = helper.make_graph(
+            [node("Mul", ["x", "W"], [tag + "_xw"]), node("Add", [tag + "_xw", "one"], [tag + "_t"])],
+            tag + "_then", [], [vi(tag + "_t", f32, [3, 4])])
+        else_g = helper.make_graph(
+            [node("Constant", [], [tag + "_two"], value=tensor(tag + "_twov", np.array(2, np.float32))),
+             node("Neg", ["x"], [tag + "_n"]), node("Relu", [tag + "_n"], [tag + "_r"]),
+             node("Mul", [tag + "_r", tag + "_two"], [tag + "_e"])],
+            tag + "_else", [], [vi(tag + "_e", f32, [3, 4])])
+        return then_g, else_g
+    t1, e1 = branches("a")
+    t2, e2 = branches("b")
+    g_if = helper.make_graph([
+        node("ReduceSum", ["x", "all"], ["sum"], keepdims=0),
+        node("Greater", ["sum", "zero"], ["pos"]),
+        node("Not", ["pos"], ["neg"]),
+        node("If", ["pos"], ["y1"], then_branch=t1, else_branch=e1, name="if_pos"),
+        node("If", ["neg"], ["y2"], then_branch=t2, else_branch=e2, name="if_neg")],
+        "ctrl_if", [vi("x", f32, x.shape)], [vi("y1", f32, x.shape), vi("y2", f32, x.shape)],
+        [tensor("W", w), tensor("one", np.array(1, np.float32)),
+         tensor("zero", np.array(0, np.float32)), ints("all", [0, 1])])
+    then_ref, else_ref = x * w + 1, np.maximum(-x, 0) * 2
+    pos = x.sum() > 0
+    refs = {"ctrl_if": ([x], [then_ref if pos else else_ref, else_ref if pos else then_ref])}
+    save_model("ctrl_if", g_if)
+
+    # Loop
+    h0 = rng.randn(2, 3).astype(np.float32)
+    v0 = np.abs(rng.randn(3)).astype(np.float32) + 0.5
+    wl = (rng.randn(3, 3) * 0.5).astype(np.float32)
+    bl = rng.randn(3).astype(np.float32)
+    body_a = helper.make_graph([
+        node("Identity", ["cond_in"], ["cond_out"]),
+        node("Cast", ["iter"], ["iter_f"], to=f32),
+        node("MatMul", ["h_in", "Wl"], ["hw"]),
+        node("Mul", ["bl", "iter_f"], ["bi"]),
+        node("Add", ["hw", "bi"], ["pre"]),
+        node("Tanh", ["pre"], ["h_out"]),
+        node("ReduceSum", ["h_out", "ax1"], ["h_sum"], keepdims=0),
+        node("Identity", ["h_out"], ["h_scan"])],
+        "loop_a_body",
+        [vi("iter", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+         vi("h_in", f32, [2, 3])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("h_out", f32, [2, 3]),
+         vi("h_scan", f32, [2, 3]), vi("h_sum", f32, [2])])
+    body_b = helper.make_graph([
+        node("Mul", ["v_in", "factor"], ["v_out"]),
+        node("ReduceSum", ["v_out", "ax0"], ["vs"], keepdims=0),
+        node("Less", ["vs", "limit"], ["go"])],
+        "loop_b_body",
+        [vi("it", TensorProto.INT64, []), vi("c_in", TensorProto.BOOL, []), vi("v_in", f32, [3])],
+        [vi("go", TensorProto.BOOL, []), vi("v_out", f32, [3])])
+    g_loop = helper.make_graph([
+        node("Loop", ["four", "yes", "h0"], ["h_final", "hs", "sums"], body=body_a, name="loop_a"),
+        node("ReduceSum", ["v0", "ax0"], ["v0s"], keepdims=0),
+        node("Less", ["v0s", "limit"], ["go0"]),
+        node("Loop", ["ten", "go0", "v0"], ["v_final"], body=body_b, name="loop_b")],
+        "ctrl_loop", [vi("h0", f32, h0.shape), vi("v0", f32, v0.shape)],
+        [vi("h_final", f32, [2, 3]), vi("hs", f32, [4, 2, 3]), vi("sums", f32, [4, 2]),
+         vi("v_final", f32, [3])],
+        [tensor("Wl", wl), tensor("bl", bl), tensor("factor", np.array(1.5, np.float32)),
+         tensor("limit", np.array(20, np.float32)),
+         helper.make_tensor("four", TensorProto.INT64, [], [4]),
+         helper.make_tensor("ten", TensorProto.INT64, [], [10]),
+         helper.make_tensor("yes", TensorProto.BOOL, [], [True]),
+         ints("ax1", [1]), ints("ax0", [0])])
+    h, hs = h0.astype(np.float64), []
+    for i in range(4):
+        h = np.tanh(h @ wl + bl * i)
+        hs.append(h)
+    v = v0.astype(np.float64)
+    for _ in range(10):
+        if not v.sum() < 20:
+            break
+        v = v * 1.5
+    hs = np.stack(hs)
+    refs["ctrl_loop"] = ([h0, v0], [h, hs, hs.sum(axis=2), v])
+    save_model("ctrl_loop", g_loop)
+
+    # Scan
+    xs = rng.randn(5, 2, 3).astype(np.float32)
+    s0 = rng.randn(2, 3).astype(np.float32)
+    ws = rng.randn(2, 3).astype(np.float32)
+    body_s = helper.make_graph([
+        node("Mul", ["x_t", "ws"], ["xw"]),
+        node("Add", ["s_in", "xw"], ["s_out"]),
+        node("Add", ["s_out", "s_out"], ["twice"]),
+        node("Sub", ["x_t", "s_in"], ["d"]),
+        node("Relu", ["d"], ["gap"])],
+        "scan_body", [vi("s_in", f32, [2, 3]), vi("x_t", f32, [2, 3])],
+        [vi("s_out", f32, [2, 3]), vi("twice", f32, [2, 3]), vi("gap", f32, [2, 3])])
+    g_scan = helper.make_graph(
+        [node("Scan", ["s0", "xs"], ["s_final", "twice_all", "gap_all"], body=body_s,
+              num_scan_inputs=1, name="scan")],
+        "ctrl_scan", [vi("xs", f32, xs.shape), vi("s0", f32, s0.shape)],
+        [vi("s_final", f32, [2, 3]), vi("twice_all", f32, [5, 2, 3]), vi("gap_all", f32, [5, 2, 3])],
+        [tensor("ws", ws)])
+    s, twice, gap = s0.astype(np.float64), [], []
+    for t in range(5):
+        gap.append(np.maximum(xs[t] - s, 0))
+        s = s + xs[t] * ws
+        twice.append(2 * s)
+    refs["ctrl_scan"] = ([xs, s0], [s, np.stack(twice), np.stack(gap)])
+    save_model("ctrl_scan", g_scan)
+
+    for name, (inputs, outputs) in refs.items():
+        onnx.checker.check_model(onnx.load(os.path.join(OUT, name + ".onnx")))
+        for k, a in enumerate(inputs):
+            np.save(os.path.join(OUT, "%s.input%d.npy" % (name, k)), a)
+        for k, a in enumerate(outputs):
+            np.save(os.path.join(OUT, "%s.output%d.npy" % (name, k)),
+                    np.ascontiguousarray(a, dtype=np.float32))
+        print("%-12s opset 13 %7d bytes" % (name, os.path.getsize(os.path.join(OUT, name + ".onnx"))))
+    # The fuzzer's seeds: the same files.
+    corpus = os.path.join(OUT, "..", "..", "fuzz", "onnx_corpus")
+    os.makedirs(corpus, exist_ok=True)
+    for name in refs:
+        with open(os.path.join(OUT, name + ".onnx"), "rb") as f, \
+                open(os.path.join(corpus, name + ".onnx"), "wb") as g:
+            g.write(f.read())
+
+
 def bad_models():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
@@ -461,6 +612,8 @@ def main():
     export("nms_head", NmsHead(), [torch.randn(16, 8), nms_anchors()], 11)
     torch.manual_seed(10)
     export("einsum_att", EinsumAttention(), [torch.randn(2, 6, 16)], 12)
+    if "control_flow" in ONLY or not ONLY:
+        control_flow_models()
     if ONLY:
         return
     external_data_models()

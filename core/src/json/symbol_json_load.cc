@@ -7,6 +7,7 @@
 
 #include "io/byte_io.h"
 #include "json_raw.h"
+#include "weft/control_flow.h"
 #include "weft/graph_algorithm.h"
 #include "weft/status.h"
 #include "weft/symbol_json.h"
@@ -93,10 +94,12 @@ struct Loader {
 
   // The node's attributes; a subgraph operator's variadic input count
   // (num_args), when absent, is its subgraph's variable count (MXNet's
-  // DefaultSubgraphOpNumInputs).
+  // DefaultSubgraphOpNumInputs; a control-flow operator's must be given).
   static StringMap ParamDict(const Node& n) {
     const std::string& key = n.op()->key_var_num_args;
-    if (n.attrs.subgraphs.empty() || key.empty() || n.attrs.dict.count(key)) return n.attrs.dict;
+    if (n.attrs.subgraphs.empty() || key.empty() || n.attrs.dict.count(key) ||
+        IsControlFlowOp(n.op()))
+      return n.attrs.dict;
     StringMap dict = n.attrs.dict;
     dict[key] = std::to_string(IndexedGraph(*n.attrs.subgraphs[0]).input_nodes().size());
     return dict;
@@ -287,7 +290,8 @@ void MakeNodes(Loader* ld) {
       if (!n->attrs.op && !r.subgraphs.empty())
         Fail(StatusCode::kNotImplemented, "symbol JSON: ", where, " uses operator '", r.op,
              "' with subgraphs, which Weft does not run (it runs the oneDNN subgraphs of "
-             "_sg_mkldnn_conv and _sg_mkldnn_fully_connected)");
+             "_sg_mkldnn_conv and _sg_mkldnn_fully_connected, and the control flow of "
+             "_foreach, _while_loop and _cond)");
       if (!n->attrs.op) unknown[r.op].push_back(i);
     }
     ld->index[n.get()] = i;

@@ -40,6 +40,7 @@ void RegisterNNPool(OpRegistry* reg);
 void RegisterNNConv(OpRegistry* reg);
 void RegisterInferenceOps(OpRegistry* reg);
 void RegisterFusedElemwise(OpRegistry* reg);
+void RegisterControlFlowOps(OpRegistry* reg);
 void RegisterSubgraphOps(OpRegistry* reg);
 void RegisterQuantizeOps(OpRegistry* reg);
 void RegisterQuantizedNN(OpRegistry* reg);
@@ -102,6 +103,7 @@ void RegisterAllOps(OpRegistry* reg) {
   op::RegisterInferenceOps(reg);
   op::RegisterFusedElemwise(reg);
   op::RegisterSubgraphOps(reg);
+  op::RegisterControlFlowOps(reg);
   // After the float ops whose parameters they take.
   op::RegisterQuantizeOps(reg);
   op::RegisterQuantizedNN(reg);

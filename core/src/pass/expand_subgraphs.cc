@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "pass/rewrite.h"
+#include "weft/control_flow.h"
 #include "weft/pass.h"
 #include "weft/status.h"
 
@@ -55,6 +56,8 @@ std::vector<NodeEntry> Inline(const OpRegistry& reg, const Node& owner, const Gr
 RewriteResult ExpandSubgraphs(const OpRegistry& reg, const Graph& graph) {
   return RewriteGraph(graph, [&](const NodePtr& node, const std::vector<NodeEntry>& inputs) {
     if (node->attrs.subgraphs.empty()) return std::vector<NodeEntry>{};
+    // Control-flow operators run their nested graphs themselves.
+    if (IsControlFlowOp(node->op())) return std::vector<NodeEntry>{};
     // int8 subgraph operators run as one node (their kernel derives the
     // int8 weights from the nested graph's float32 ones).
     const ParamValues& p = node->attrs.params;

@@ -152,10 +152,24 @@ TEST(OnnxImportModels, ExternalDataAndTypedFields) { CheckModel("ext_data", 1e-5
 // weights, scores, weighted values, the output projection, an ellipsis.
 TEST(OnnxImportModels, EinsumAttention) { CheckModel("einsum_att", 1e-5); }
 
+// Control flow built with onnx.helper, NumPy references: two If nodes on
+// opposite conditions (both branches run; the branches read the graph's
+// input and initializers and hold a Constant), onto _cond.
+TEST(OnnxImportModels, IfOntoCond) { CheckModel("ctrl_if", 1e-5); }
+
+// A Loop with a constant trip count and scan outputs (its body reads the
+// iteration number and outer initializers), and a Loop whose condition
+// depends on the data, onto _while_loop.
+TEST(OnnxImportModels, LoopOntoWhileLoop) { CheckModel("ctrl_loop", 1e-5); }
+
+// A Scan with one state and two scan outputs, onto _foreach.
+TEST(OnnxImportModels, ScanOntoForeach) { CheckModel("ctrl_scan", 1e-5); }
+
 TEST(OnnxImportModels, SupportedOpsListed) {
   const std::vector<std::string> ops = OnnxSupportedOps();
-  for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
-                         "LSTM", "GRU", "Shape", "ConstantOfShape", "Softmax", "Einsum"})
+  for (const char* op :
+       {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "LSTM", "GRU",
+        "Shape", "ConstantOfShape", "Softmax", "Einsum", "If", "Loop", "Scan"})
     EXPECT_TRUE(std::count(ops.begin(), ops.end(), op)) << op;
   EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
 }
