@@ -221,6 +221,9 @@ WeftStatus weft_ndarray_slice(const WeftNDArray* arr, int64_t begin, int64_t end
   WEFT_API_BEGIN();
   auto a = GetObject(arr, "arr");
   CheckNotNull(out, "out");
+  if (begin >= end)  // the C ABI makes no array without elements (weft/shape.h)
+    Fail(StatusCode::kInvalidArgument, "slice [", begin, ", ", end,
+         ") is out of range for axis 0 (expected begin < end)");
   auto view = std::make_shared<NDArray>(a->Slice(begin, end));
   *out = NewHandle<WeftNDArray>(std::move(view));
   WEFT_API_END();

@@ -5,7 +5,8 @@
  * from the .onnx file, against PyTorch's stored output; the supported
  * operator list; errors naming every unsupported node; a model with
  * NonMaxSuppression through a cached op and through a predictor (each call's
- * rows reported, concurrent callers); live handles back to their baseline.
+ * rows reported, concurrent callers), and a selection of no box (an array of
+ * no row); live handles back to their baseline.
  */
 #include <math.h>
 #include <pthread.h>
@@ -324,6 +325,56 @@ static void test_nms_predictor(void** state) {
   assert_no_leaks();
 }
 
+/* A selection of no box through the C entries: a cached op of one
+ * _onnx_NonMaxSuppression with a score threshold of 0.5 returns an array of
+ * no row, (0, 3), for scores below it (size 0, a copy of no byte), and the
+ * three rows of the ONNX specification's case for its scores after that. */
+static void test_nms_no_box_through_cached_op(void** state) {
+  const char* keys[4] = {"max_output_boxes_per_class", "iou_threshold", "score_threshold",
+                         "use_score_threshold"};
+  const char* vals[4] = {"3", "0.5", "0.5", "True"};
+  const float boxes[24] = {0, 0,  1, 1,  0, 0.1f,  1, 1.1f,  0, -0.1f, 1, 0.9f,
+                           0, 10, 1, 11, 0, 10.1f, 1, 11.1f, 0, 100,   1, 101};
+  const float low[6] = {0.1f, 0.2f, 0.3f, 0.4f, 0.45f, 0.5f};
+  const float high[6] = {0.9f, 0.75f, 0.6f, 0.95f, 0.5f, 0.3f};
+  const int64_t box_shape[3] = {1, 6, 4}, score_shape[3] = {1, 1, 6};
+  WeftSymbolHandle *nms = NULL, *args[2] = {NULL, NULL};
+  WeftCachedOp* op = NULL;
+  WeftNDArray *in[2], *out[1] = {NULL};
+  int64_t shape[2] = {-1, -1}, size = -1, rows[9];
+  size_t n_out = 0, k;
+  (void)state;
+  OK(weft_symbol_create_atomic("_onnx_NonMaxSuppression", keys, vals, 4, &nms));
+  OK(weft_symbol_create_variable("boxes", &args[0]));
+  OK(weft_symbol_create_variable("scores", &args[1]));
+  OK(weft_symbol_compose(nms, "nms0", 2, NULL, args));
+  OK(weft_cached_op_create(nms, 0, NULL, NULL, &op));
+  in[0] = make_f32(box_shape, 3, boxes);
+  for (k = 0; k < 2; ++k) {
+    in[1] = make_f32(score_shape, 3, k == 0 ? low : high);
+    OK(weft_cached_op_invoke(op, in, 2, out, 1, &n_out));
+    assert_int_equal(n_out, 1);
+    OK(weft_ndarray_shape(out[0], shape, 2));
+    OK(weft_ndarray_size(out[0], &size));
+    assert_int_equal(shape[0], k == 0 ? 0 : 3);
+    assert_int_equal(shape[1], 3);
+    assert_int_equal(size, k == 0 ? 0 : 9);
+    OK(weft_ndarray_copy_to(out[0], rows, (size_t)size * sizeof(int64_t)));
+    if (k == 1) {
+      assert_int_equal(rows[2], 3); /* the specification's selection: boxes 3, 0, 5 */
+      assert_int_equal(rows[5], 0);
+      assert_int_equal(rows[8], 5);
+    }
+    OK(weft_ndarray_free(out[0]));
+    OK(weft_ndarray_free(in[1]));
+  }
+  OK(weft_ndarray_free(in[0]));
+  OK(weft_cached_op_free(op));
+  for (k = 0; k < 2; ++k) OK(weft_symbol_free(args[k]));
+  OK(weft_symbol_free(nms));
+  assert_no_leaks();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_import_lists, setup),
@@ -332,6 +383,7 @@ int main(void) {
       cmocka_unit_test_setup(test_errors, setup),
       cmocka_unit_test_setup(test_nms_through_cached_op, setup),
       cmocka_unit_test_setup(test_nms_predictor, setup),
+      cmocka_unit_test_setup(test_nms_no_box_through_cached_op, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

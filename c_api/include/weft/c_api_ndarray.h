@@ -76,7 +76,8 @@ WEFT_API WeftStatus weft_ndarray_reshape(const WeftNDArray* arr, const int64_t* 
                                          WeftNDArray** out);
 
 /**
- * @brief A view of rows [@p begin, @p end) along the first axis.
+ * @brief A view of rows [@p begin, @p end) along the first axis (begin < end:
+ *        no view without rows).
  * @param[out] out new handle sharing storage; free with weft_ndarray_free().
  */
 WEFT_API WeftStatus weft_ndarray_slice(const WeftNDArray* arr, int64_t begin, int64_t end,

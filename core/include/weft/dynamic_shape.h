@@ -3,7 +3,9 @@
 // the data-dependent extents unknown (0), so a bound executor, which plans
 // every array before it runs, refuses a graph holding one; imperative calls
 // (Invoke, and so a CachedOp, which runs such a graph node by node) run the
-// kernel on outputs of an upper-bound shape and hand on the rows it wrote.
+// kernel on outputs of an upper-bound shape and hand on the rows it wrote:
+// none gives an output of zero rows, which the operators after it take
+// (weft/shape.h, OpDef::infer_empty_shape).
 #ifndef WEFT_DYNAMIC_SHAPE_H_
 #define WEFT_DYNAMIC_SHAPE_H_
 

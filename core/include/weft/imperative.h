@@ -39,7 +39,10 @@ struct InvokeOptions {
 // given output whose bytes overlap an input's (the op written into its own
 // input) is computed into a temporary and copied into the output after,
 // unless OpDef::inplace lists that (input, output) pair and both are the
-// same bytes.
+// same bytes. An input with a zero extent (no elements) takes its output
+// shapes from OpDef::infer_empty_shape (kNotImplemented naming the op where
+// it has none and is not pointwise); a call none of whose outputs has
+// elements runs no kernel.
 void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>& inputs,
             const StringMap& params, std::vector<NDArray>* outputs, const InvokeOptions& opts = {});
 

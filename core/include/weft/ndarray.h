@@ -33,7 +33,8 @@ class NDArray {
   NDArray() = default;
   // Allocates uninitialised storage from `rt`'s pool for `ctx`; the array
   // (and every view of it) keeps `rt` for its copies. REQUIRES: rt is not
-  // null, shape.is_known() or rank 0; throws Error.
+  // null, shape.is_concrete(); throws Error. An extent of 0 is real here
+  // (weft/shape.h): the array has no elements (Size() and Bytes() are 0).
   NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt);
 
   // A view of memory the caller owns (a custom operator's arrays during its
@@ -59,7 +60,7 @@ class NDArray {
 
   // A view with the same elements in a new shape; sizes must match.
   NDArray Reshape(const Shape& shape) const;
-  // A view of rows [begin, end) along the first axis.
+  // A view of rows [begin, end) along the first axis (no rows when begin == end).
   NDArray Slice(int64_t begin, int64_t end) const;
   // A view of element `i` along the first axis, with that axis removed.
   NDArray At(int64_t i) const;

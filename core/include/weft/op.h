@@ -37,6 +37,10 @@ using InferTypeFn =
 // one gradient entry per input (built with MakeOpEntry on `reg`).
 using GradientFn = std::function<std::vector<NodeEntry>(const OpRegistry& reg, const NodePtr& node,
                                                         const std::vector<NodeEntry>& out_grads)>;
+// The output shapes of a call on inputs of these concrete shapes
+// (OpDef::infer_empty_shape).
+using EmptyShapeFn =
+    std::function<std::vector<Shape>(const NodeAttrs&, const std::vector<Shape>& in)>;
 using CountFn = std::function<int(const ParamValues&)>;
 using NamesFn = std::function<std::vector<std::string>(const ParamValues&)>;
 using InplaceFn = std::function<std::vector<std::pair<int, int>>(const ParamValues&)>;
@@ -61,6 +65,14 @@ struct OpDef {
 
   InferShapeFn infer_shape;
   InferTypeFn infer_type;
+  // The output shapes of an imperative call (Invoke) one of whose inputs
+  // has a zero extent: an array with no elements, which only a run makes
+  // (weft/shape.h), so here 0 is a real extent, not infer_shape's
+  // "unknown". Throws Error(kShape) naming the op for inputs that do not
+  // fit. Null: a pointwise op's outputs take the inputs' (equal) shape,
+  // any other op refuses empty inputs. Invoke runs the kernel only when an
+  // output has elements; it must then read no element of an empty input.
+  EmptyShapeFn infer_empty_shape;
   // (input, output) pairs that may share memory.
   InplaceFn inplace;
   // Inputs the op writes to (e.g. optimizer state); empty for pure ops.

@@ -1,8 +1,16 @@
 // Shape: an n-dimensional extent with MXNet's partial-shape semantics.
 //
-// A default-constructed Shape has unknown rank (ndim() == -1). A dimension of
-// 0 means "unknown extent" (MXNet 1.x legacy semantics); a shape is known when
-// its rank is known and no dimension is 0. Rank 0 is a scalar (size 1).
+// A default-constructed Shape has unknown rank (ndim() == -1). Rank 0 is a
+// scalar (size 1). Two readings of an extent of 0:
+//  - shape inference (symbols, InferShape, JSON attributes such as
+//    shape=(0,3), executors' plans) keeps MXNet 1.x's legacy semantics: 0 is
+//    an unknown extent, and a shape is known (is_known) when its rank is
+//    known and no extent is 0;
+//  - an NDArray's shape is always concrete (is_concrete): there 0 is a real,
+//    empty extent. Only a run makes such arrays: an operator of
+//    data-dependent output shape (weft/dynamic_shape.h) that finds no row,
+//    and the operators after it (OpDef::infer_empty_shape), as MXNet's
+//    numpy-shape mode and ONNX Runtime give them.
 // Shapes are small values; copying is cheap. Not synchronised.
 #ifndef WEFT_SHAPE_H_
 #define WEFT_SHAPE_H_
@@ -27,8 +35,13 @@ class Shape {
 
   int ndim() const { return ndim_; }
   bool ndim_known() const { return ndim_ >= 0; }
-  // Rank known and every extent > 0.
+  // Rank known and every extent > 0 (shape inference's "known").
   bool is_known() const;
+  // Rank known and every extent >= 0: the shape of an array that exists,
+  // where an extent of 0 is real (the array has no elements).
+  bool is_concrete() const;
+  // is_concrete() with at least one extent of 0 (Size() == 0).
+  bool has_zero_extent() const;
   int64_t operator[](int i) const { return dims_[i]; }
   int64_t& operator[](int i) { return dims_[i]; }
   const std::vector<int64_t>& dims() const { return dims_; }

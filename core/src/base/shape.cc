@@ -13,6 +13,20 @@ bool Shape::is_known() const {
   return true;
 }
 
+bool Shape::is_concrete() const {
+  if (ndim_ < 0) return false;
+  for (int64_t d : dims_)
+    if (d < 0) return false;
+  return true;
+}
+
+bool Shape::has_zero_extent() const {
+  if (!is_concrete()) return false;
+  for (int64_t d : dims_)
+    if (d == 0) return true;
+  return false;
+}
+
 namespace {
 
 // Product of dims[begin, end); false on int64 overflow.

@@ -80,16 +80,68 @@ std::vector<Shape> DynamicBound(const DynamicShapeOp& dynamic, const NodeAttrs& 
   return dynamic.bound(attrs, in_shapes);
 }
 
-// Cuts each upper-bound output to the rows the kernel wrote (waits for it).
+// Cuts each upper-bound output to the rows the kernel wrote (waits for it);
+// no row is an output of zero rows (weft/shape.h).
 void TakeWrittenRows(const DynamicShapeOp& dynamic, const NodeAttrs& attrs,
                      std::vector<NDArray>* outputs) {
   const std::vector<int64_t> rows = dynamic.rows(attrs, *outputs);
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    if (rows[i] == 0)  // MXNet 1.x's shapes: an extent of 0 means unknown
-      Fail(StatusCode::kShape, "operator ", attrs.op->name, ": output ", i,
-           " has no rows for these input values, and an array cannot have a zero extent");
-    (*outputs)[i] = (*outputs)[i].Slice(0, rows[i]);
+  for (size_t i = 0; i < outputs->size(); ++i) (*outputs)[i] = (*outputs)[i].Slice(0, rows[i]);
+}
+
+// The index of the first input with no elements (a zero extent), or -1.
+int FirstEmptyInput(const std::vector<NDArray>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].shape().has_zero_extent()) return static_cast<int>(i);
+  return -1;
+}
+
+// The output shapes of a call whose input `empty` has no elements, where 0
+// is a real extent (OpDef::infer_empty_shape; a pointwise op's outputs take
+// the inputs' shape). Throws naming the op and the input when the op takes
+// no empty input or the shapes do not fit.
+std::vector<Shape> EmptyCallShapes(const OpDef& op, const NodeAttrs& attrs,
+                                   const std::vector<std::string>& in_names,
+                                   const std::vector<Shape>& in, int empty, int n_out) {
+  if (op.infer_empty_shape) {
+    std::vector<Shape> out = op.infer_empty_shape(attrs, in);
+    WEFT_CHECK(static_cast<int>(out.size()) == n_out)
+        << "operator " << op.name << ": infer_empty_shape gave " << out.size() << " shapes for "
+        << n_out << " outputs";
+    return out;
   }
+  if (!op.pointwise)
+    Fail(StatusCode::kNotImplemented, "operator ", op.name, ": input ", empty, " ('",
+         in_names[empty], "') has shape ", in[empty].ToString(),
+         ", no elements, and this operator does not take empty arrays");
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i] != in[empty])
+      Fail(StatusCode::kShape, "operator ", op.name, ": input ", i, " ('", in_names[i],
+           "') has shape ", in[i].ToString(), ", expected ", in[empty].ToString(), " as input ",
+           empty, " ('", in_names[empty], "')");
+  return std::vector<Shape>(static_cast<size_t>(n_out), in[empty]);
+}
+
+// The call's output shapes from OpDef::infer_shape, which may fill and check
+// `in`; an input without elements (a run's rows of data-dependent count)
+// makes 0 a real extent, which infer_shape reads as unknown: EmptyCallShapes.
+void InferCallShapes(const OpDef& op, const NodeAttrs& attrs,
+                     const std::vector<std::string>& in_names, const std::vector<NDArray>& inputs,
+                     std::vector<Shape>* in, std::vector<Shape>* out) {
+  const int empty = FirstEmptyInput(inputs);
+  if (empty >= 0) {
+    *out = EmptyCallShapes(op, attrs, in_names, *in, empty, static_cast<int>(out->size()));
+  } else if (!op.infer_shape(attrs, in, out)) {
+    Fail(StatusCode::kShape, "operator ", op.name, ": cannot infer output shapes from inputs");
+  }
+}
+
+// Whether the call has outputs and none has elements: its kernel has
+// nothing to write and is not run.
+bool AllEmpty(const std::vector<NDArray>& outputs) {
+  if (outputs.empty()) return false;
+  for (const NDArray& o : outputs)
+    if (o.Size() != 0) return false;
+  return true;
 }
 
 }  // namespace
@@ -139,8 +191,7 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
   }
   std::vector<Shape> given_out = out_shapes;
   std::vector<DType> given_types = out_types;
-  if (!op.infer_shape(attrs, &in_shapes, &out_shapes))
-    Fail(StatusCode::kShape, "operator ", op.name, ": cannot infer output shapes from inputs");
+  InferCallShapes(op, attrs, in_names, inputs, &in_shapes, &out_shapes);
   if (!op.infer_type(attrs, &in_types, &out_types))
     Fail(StatusCode::kDType, "operator ", op.name, ": cannot infer output dtypes from inputs");
   const DynamicShapeOp* dynamic = FindDynamicShapeOp(op.name);
@@ -200,7 +251,8 @@ void Invoke(Runtime* rt, const std::string& op_name, const std::vector<NDArray>&
   // of a recorded array) computes nothing.
   if (autograd::IsRecording() && !dynamic) autograd::RecordOp(attrs, inputs, outputs);
   const bool is_train = opts.is_train || autograd::IsTraining();
-  PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, is_train, op.name);
+  if (!AllEmpty(run_outputs))
+    PushKernel(rt, *kernel, attrs, ctx, inputs, run_outputs, reqs, is_train, op.name);
   for (auto& tc : copy_back) tc.first.CopyTo(&tc.second);
   if (dynamic) {
     TakeWrittenRows(*dynamic, attrs, outputs);

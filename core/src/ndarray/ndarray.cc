@@ -8,9 +8,9 @@ namespace weft {
 NDArray::NDArray(const Shape& shape, Context ctx, DType dtype, Runtime* rt)
     : rt_(rt), shape_(shape), dtype_(dtype) {
   WEFT_CHECK(rt) << "NDArray of shape " << shape.ToString() << ": no runtime given";
-  if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()))
+  if (!shape.is_concrete())
     Fail(StatusCode::kShape, "cannot allocate an NDArray of shape ", shape.ToString(),
-         ": every extent must be known and > 0");
+         ": the rank and every extent must be known (>= 0)");
   if (DTypeSize(dtype) == 0)
     Fail(StatusCode::kDType, "cannot allocate an NDArray of dtype code ", static_cast<int>(dtype));
   const size_t bytes = ShapeBytes(shape, DTypeSize(dtype));
@@ -48,7 +48,7 @@ TBlob NDArray::blob() const {
 
 NDArray NDArray::Reshape(const Shape& shape) const {
   WEFT_CHECK(chunk_) << "Reshape of an empty NDArray";
-  if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()) || shape.Size() != Size())
+  if (!shape.is_concrete() || shape.Size() != Size())
     Fail(StatusCode::kShape, "cannot reshape an array of shape ", shape_.ToString(), " (", Size(),
          " elements) to ", shape.ToString());
   NDArray r = *this;
@@ -59,7 +59,7 @@ NDArray NDArray::Reshape(const Shape& shape) const {
 
 NDArray NDArray::AsType(const Shape& shape, DType dtype) const {
   WEFT_CHECK(chunk_) << "AsType of an empty NDArray";
-  if (!shape.ndim_known() || (shape.ndim() > 0 && !shape.is_known()) || DTypeSize(dtype) == 0)
+  if (!shape.is_concrete() || DTypeSize(dtype) == 0)
     Fail(StatusCode::kShape, "cannot view an array as shape ", shape.ToString(), " of dtype code ",
          static_cast<int>(dtype));
   const size_t need = ShapeBytes(shape, DTypeSize(dtype));
@@ -77,10 +77,10 @@ NDArray NDArray::Slice(int64_t begin, int64_t end) const {
   WEFT_CHECK(chunk_) << "Slice of an empty NDArray";
   if (shape_.ndim() < 1)
     Fail(StatusCode::kShape, "cannot slice a scalar array (shape ", shape_.ToString(), ")");
-  if (begin < 0 || end > shape_[0] || begin >= end)
+  if (begin < 0 || end > shape_[0] || begin > end)
     Fail(StatusCode::kInvalidArgument, "slice [", begin, ", ", end,
          ") is out of range for axis 0 of shape ", shape_.ToString(),
-         " (expected 0 <= begin < end <= ", shape_[0], ")");
+         " (expected 0 <= begin <= end <= ", shape_[0], ")");
   NDArray r = *this;
   r.ag_ = nullptr;  // a view is no recorded array
   size_t row = static_cast<size_t>(shape_.ProdRange(1, shape_.ndim())) * DTypeSize(dtype_);
@@ -102,6 +102,7 @@ void NDArray::CopyFromHost(const void* src, size_t bytes) {
     Fail(StatusCode::kInvalidArgument, "copy from host: buffer has ", bytes, " bytes, expected ",
          Bytes(), " (", Size(), " x ", DTypeName(dtype_), " for shape ", shape_.ToString(), ")");
   if (bytes && !src) Fail(StatusCode::kInvalidArgument, "copy from host: source pointer is null");
+  if (bytes == 0) return;  // an array without elements: nothing to copy
   // The caller may free `src` on return, so wait for the copy.
   Context c = ctx();
   void* dst = dptr();
@@ -125,6 +126,7 @@ void NDArray::CopyToHost(void* dst, size_t bytes) const {
   if (bytes && !dst)
     Fail(StatusCode::kInvalidArgument, "copy to host: destination pointer is null");
   WaitToRead();  // rethrows the error of a failed op that wrote this array
+  if (bytes == 0) return;
   Context c = ctx();
   rt_->device_api(c.dev_type)->CopyToHost(c, dst, dptr(), bytes, nullptr);
 }
@@ -138,7 +140,7 @@ void NDArray::CopyTo(NDArray* dst) const {
   void* to = dst->dptr();
   const void* from = dptr();
   const size_t n = Bytes();
-  if (to == from) return;
+  if (to == from || n == 0) return;
   std::vector<VarHandle> reads;
   if (var() != dst->var()) reads.push_back(var());
   FnProperty prop = d.dev_type != DeviceType::kCPU   ? FnProperty::kCopyToDevice

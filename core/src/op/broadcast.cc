@@ -134,6 +134,10 @@ OpDef BroadcastDef(std::string name, std::vector<std::string> aliases, std::stri
   d.num_inputs = 2;
   d.input_names = FixedNames({"lhs", "rhs"});
   d.infer_shape = BroadcastInferShape;
+  // A run's array without elements broadcasts as numpy's: 0 pairs with 0 or 1.
+  d.infer_empty_shape = [](const NodeAttrs& attrs, const std::vector<Shape>& in) {
+    return std::vector<Shape>{BroadcastShapes(attrs, in[0], in[1])};
+  };
   d.infer_type = ElemwiseType;
   d.inplace = InplaceEither;
   return d;

@@ -199,6 +199,36 @@ bool ScatterNdShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
+// take on a run's arrays where one has no elements (OpDef::infer_empty_shape):
+// the shape TakeShape gives, refused when indices address an empty axis.
+std::vector<Shape> TakeEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  const Shape &a = in[0], &x = in[1];
+  const int axis = GatherAxis(attrs, a.ndim());
+  if (a[axis] == 0 && x.Size() > 0)
+    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": input 'a' ", a.ToString(),
+         " has no elements on axis ", axis, " to take, but input 'indices' ", x.ToString(),
+         " asks for ", x.Size());
+  std::vector<int64_t> dims(a.dims().begin(), a.dims().begin() + axis);
+  dims.insert(dims.end(), x.dims().begin(), x.dims().end());
+  dims.insert(dims.end(), a.dims().begin() + axis + 1, a.dims().end());
+  return {Shape(dims)};
+}
+
+// gather_nd likewise: indices (M, Y...) of no tuple give Y... + data.shape[M:];
+// tuples into an axis of data without elements are refused.
+std::vector<Shape> GatherNdEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  const Shape &d = in[0], &x = in[1];
+  const Shape out = GatherNdShape(attrs, d, x);
+  if (!out.ndim_known())
+    Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(),
+         " address no axis");
+  for (int64_t i = 0; i < x[0] && out.Size() > 0; ++i)
+    if (d[static_cast<int>(i)] == 0)
+      Fail(StatusCode::kShape, "operator ", attrs.op->name, ": indices ", x.ToString(),
+           " address axis ", i, " of data ", d.ToString(), ", which has no elements");
+  return {out};
+}
+
 OpDef Def(const std::string& name, const std::string& doc, int num_inputs,
           std::vector<std::string> names, std::vector<ParamDecl> params, InferShapeFn shape,
           InferTypeFn type) {
@@ -237,6 +267,7 @@ void RegisterGatherOps(OpRegistry* reg) {
 
   OpDef t = Def("take", "Takes elements of `a` along an axis by index.", 2, {"a", "indices"},
                 TakeParams(), TakeShape, FollowInput<0>);
+  t.infer_empty_shape = TakeEmptyShape;
   t.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> g =
         BackwardNode(r, "_backward_take", n, {og[0], n->inputs[0], n->inputs[1]}, 1);
@@ -249,6 +280,7 @@ void RegisterGatherOps(OpRegistry* reg) {
 
   OpDef g = Def("gather_nd", "Gathers elements or slices addressed by index tuples.", 2,
                 {"data", "indices"}, {}, GatherNdShapeFn, FollowInput<0>);
+  g.infer_empty_shape = GatherNdEmptyShape;
   g.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     std::vector<NodeEntry> gr =
         BackwardNode(r, "_backward_gather_nd", n, {og[0], n->inputs[1], n->inputs[0]}, 1);

@@ -128,20 +128,26 @@ bool EmbeddingBackwardType(const NodeAttrs& attrs, std::vector<DType>* in,
   return AllKnown(*in) && AllKnown(*out);
 }
 
-}  // namespace
-
-void RegisterIndexOps(OpRegistry* reg) {
+// Cast; a run's array without elements gives one of its shape.
+OpDef CastDef() {
   OpDef c;
   c.name = "Cast";
   c.aliases = {"cast"};
   c.doc = "Converts the element type.";
   c.params = {RequiredParam("dtype", ParamType::kDType, "Output dtype.")};
   c.infer_shape = ElemwiseShape;
+  c.infer_empty_shape = [](const NodeAttrs&, const std::vector<Shape>& in) { return in; };
   c.infer_type = CastType;
   c.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_Cast", n, {og[0], n->inputs[0]}, 1);
   };
-  reg->Add(std::move(c));
+  return c;
+}
+
+}  // namespace
+
+void RegisterIndexOps(OpRegistry* reg) {
+  reg->Add(CastDef());
 
   OpDef cb;
   cb.name = "_backward_Cast";

@@ -9,7 +9,7 @@
 // box is [y1, x1, y2, x2], any two opposite corners; 1: [x_center,
 // y_center, width, height]. K depends on the values, so the op is dynamic
 // (weft/dynamic_shape.h): its shape inference leaves K unknown, and only
-// imperative calls (a CachedOp) run it.
+// imperative calls (a CachedOp) run it; K may be 0 (an output of no row).
 #include <algorithm>
 
 #include "nn_spatial.h"
@@ -44,7 +44,8 @@ bool NmsType(const NodeAttrs& attrs, std::vector<DType>* in, std::vector<DType>*
 }
 
 // At most every box of every batch and class, capped per class (one row at
-// least: an array has no zero extent; the kernel writes -1 there).
+// least, which the kernel fills with -1: the predictor's bound shapes come
+// from shape inference, which reads an extent of 0 as unknown).
 std::vector<Shape> NmsBound(const NodeAttrs& attrs, const std::vector<Shape>& in) {
   const int64_t cap = std::max<int64_t>(attrs.params.GetInt("max_output_boxes_per_class"), 0);
   const int64_t per_class = std::min(in[0][1], cap);
@@ -81,6 +82,13 @@ void RegisterOnnxNms(OpRegistry* reg) {
   f.output_names = FixedNames({"selected_indices"});
   f.infer_shape = NmsShape;
   f.infer_type = NmsType;
+  // A run's boxes without elements (none, or no batch): no row is selected
+  // (the dynamic bound sizes the call; its rows are 0).
+  f.infer_empty_shape = [](const NodeAttrs& attrs, const std::vector<Shape>& in) {
+    std::vector<Shape> s = in, out(1);
+    NmsShape(attrs, &s, &out);
+    return std::vector<Shape>{Shape{0, 3}};
+  };
   reg->Add(std::move(f));
   RegisterDynamicShapeOp("_onnx_NonMaxSuppression", {NmsBound, NmsRows});
 }

@@ -140,14 +140,20 @@ Shape InferReshapeShape(const std::string& op, const Shape& codes_in, const Shap
 
 namespace {
 
-bool ReshapeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  const ParamValues& p = attrs.params;
-  const Shape& d = (*in)[0];
+// Reshape's codes: `shape`, else the legacy `target_shape`; throws when neither is given.
+Shape ReshapeCodes(const ParamValues& p) {
   Shape codes = p.GetShape("shape");
   if (!codes.ndim_known() || codes.ndim() == 0) codes = p.GetShape("target_shape");
   if (!codes.ndim_known() || codes.ndim() == 0)
     Fail(StatusCode::kInvalidArgument,
          "operator Reshape: parameter 'shape' is required (given empty)");
+  return codes;
+}
+
+bool ReshapeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const ParamValues& p = attrs.params;
+  const Shape& d = (*in)[0];
+  const Shape codes = ReshapeCodes(p);
   if (!d.ndim_known()) {
     // Without the data rank only a fully positive target is usable.
     bool plain = true;
@@ -157,6 +163,26 @@ bool ReshapeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   }
   return SizePreservingShape(attrs, in, out,
                              InferReshapeShape("Reshape", codes, d, p.GetBool("reverse")));
+}
+
+// Reshape of a run's array without elements (OpDef::infer_empty_shape):
+// the codes read its extents as they are (a -1 beside them gives 0), and
+// the result must have no elements either.
+std::vector<Shape> ReshapeEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  const Shape out = InferReshapeShape("Reshape", ReshapeCodes(attrs.params), in[0],
+                                      attrs.params.GetBool("reverse"));
+  if (out.Size() != 0)
+    Fail(StatusCode::kShape, "operator Reshape: cannot reshape ", in[0].ToString(),
+         " (no elements) into ", out.ToString(), " (size ", out.Size(), ")");
+  return {out};
+}
+
+std::vector<Shape> FlattenEmptyShape(const NodeAttrs&, const std::vector<Shape>& in) {
+  const Shape& d = in[0];
+  if (d.ndim() == 0)
+    Fail(StatusCode::kShape, "operator Flatten: input 'data' must have rank >= 1, given ",
+         d.ToString());
+  return {Shape({d[0], d.ProdRange(1, d.ndim())})};
 }
 
 bool ReshapeLikeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
@@ -215,6 +241,14 @@ bool TransposeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
+std::vector<Shape> TransposeEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  const Shape& d = in[0];
+  const std::vector<int> perm = Permutation(attrs, d.ndim());
+  Shape o = d;
+  for (int i = 0; i < d.ndim(); ++i) o[i] = d[perm[i]];
+  return {o};
+}
+
 bool ExpandDimsShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
   const Shape& d = (*in)[0];
   const int64_t axis_in = attrs.params.GetInt("axis");
@@ -238,9 +272,17 @@ bool ExpandDimsShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector
   return AllKnown(*in) && AllKnown(*out);
 }
 
-bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
-  const Shape& d = (*in)[0];
-  if (!d.is_known() && !(d.ndim_known() && d.ndim() == 0)) return false;
+// expand_dims of a run's array without elements: its shape with the unit
+// axis inserted (ExpandDimsShape copies the extents, 0 among them, into an
+// output of unknown rank).
+std::vector<Shape> ExpandDimsEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  std::vector<Shape> d = in, out(1);
+  ExpandDimsShape(attrs, &d, &out);
+  return out;
+}
+
+// squeeze's output for data `d` of known extents (0 a real one for a run's array).
+Shape Squeezed(const NodeAttrs& attrs, const Shape& d) {
   const int nd = d.ndim();
   std::vector<bool> drop(nd, false);
   if (attrs.params.IsNone("axis")) {
@@ -262,8 +304,18 @@ bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Sh
   for (int i = 0; i < nd; ++i)
     if (!drop[i]) dims.push_back(d[i]);
   if (dims.empty() && nd > 0) dims.push_back(1);  // MXNet keeps (1,) rather than a scalar
-  AssignShape(attrs, out, 0, Shape(dims), "output");
+  return Shape(dims);
+}
+
+bool SqueezeShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<Shape>* out) {
+  const Shape& d = (*in)[0];
+  if (!d.is_known() && !(d.ndim_known() && d.ndim() == 0)) return false;
+  AssignShape(attrs, out, 0, Squeezed(attrs, d), "output");
   return AllKnown(*out);
+}
+
+std::vector<Shape> SqueezeEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  return {Squeezed(attrs, in[0])};
 }
 
 OpDef ReshapeLikeDef(std::string name, std::vector<std::string> aliases, std::string doc) {
@@ -282,6 +334,7 @@ OpDef ReshapeLikeDef(std::string name, std::vector<std::string> aliases, std::st
 void RegisterShapeOps(OpRegistry* reg) {
   OpDef fl = ReshapeLikeDef("Flatten", {"flatten"}, "Collapses all but the first axis.");
   fl.infer_shape = FlattenShape;
+  fl.infer_empty_shape = FlattenEmptyShape;
   reg->Add(std::move(fl));
 
   OpDef rs = ReshapeLikeDef("Reshape", {"reshape"},
@@ -292,6 +345,7 @@ void RegisterShapeOps(OpRegistry* reg) {
       ShapeParam("target_shape", "()", "Deprecated: the target shape (used when shape is empty)."),
       BoolParam("keep_highest", "False", "Deprecated; ignored.")};
   rs.infer_shape = ReshapeShape;
+  rs.infer_empty_shape = ReshapeEmptyShape;
   reg->Add(std::move(rs));
 
   OpDef rl = ReshapeLikeDef("reshape_like", {}, "lhs reshaped to rhs's shape.");
@@ -324,17 +378,20 @@ void RegisterShapeOps(OpRegistry* reg) {
     return std::vector<NodeEntry>{
         MakeOpEntry(r, "transpose", GradName(n, "backward"), {og[0]}, params)};
   };
+  tr.infer_empty_shape = TransposeEmptyShape;
   reg->Add(std::move(tr));
 
   OpDef ed = ReshapeLikeDef("expand_dims", {}, "Inserts a unit axis at `axis`.");
   ed.params = {RequiredParam("axis", ParamType::kInt, "Position of the new axis.")};
   ed.infer_shape = ExpandDimsShape;
+  ed.infer_empty_shape = ExpandDimsEmptyShape;
   reg->Add(std::move(ed));
 
   OpDef sq = ReshapeLikeDef("squeeze", {}, "Removes unit axes (all, or those listed in `axis`).");
   sq.params = {
       Optional(ShapeParam("axis", "None", "Axes to remove; None removes every unit axis."))};
   sq.infer_shape = SqueezeShape;
+  sq.infer_empty_shape = SqueezeEmptyShape;
   reg->Add(std::move(sq));
 }
 

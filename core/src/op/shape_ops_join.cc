@@ -183,10 +183,42 @@ bool SliceAxisShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vector<
   return AllKnown(*in) && AllKnown(*out);
 }
 
+// slice_axis of a run's array without elements: an axis of extent 0
+// stays 0, another is sliced as SliceAxisShape slices it.
+std::vector<Shape> SliceAxisEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  std::vector<Shape> d = in, out(1);
+  SliceAxisShape(attrs, &d, &out);
+  return out;
+}
+
 bool SliceAxisBackwardShape(const NodeAttrs& attrs, std::vector<Shape>* in,
                             std::vector<Shape>* out) {
   AssignShape(attrs, out, 0, (*in)[1], "output");
   return AllKnown(*in) && AllKnown(*out);
+}
+
+}  // namespace
+
+namespace {
+
+// Concat of a run's arrays, some without elements (OpDef::infer_empty_shape):
+// equal ranks and extents outside `dim`, the extents along it summed (0 a
+// real extent, where ConcatInfer reads it as unknown).
+std::vector<Shape> ConcatEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  const int nd = in[0].ndim();
+  if (nd == 0) Fail(StatusCode::kShape, "operator Concat: inputs must have rank >= 1");
+  const int axis = static_cast<int>(NormAxis("Concat", attrs.params.GetInt("dim"), nd));
+  Shape out = in[0];
+  out[axis] = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    bool fits = in[i].ndim() == nd;
+    for (int k = 0; k < nd && fits; ++k) fits = k == axis || in[i][k] == in[0][k];
+    if (!fits)
+      Fail(StatusCode::kShape, "operator Concat: input 'arg", i, "' ", in[i].ToString(),
+           " disagrees with input 'arg0' ", in[0].ToString(), " outside dim ", axis);
+    out[axis] += in[i][axis];
+  }
+  return {out};
 }
 
 }  // namespace
@@ -222,6 +254,7 @@ OpDef ConcatLikeDef(std::string name, std::string doc, std::vector<ParamDecl> pa
 void RegisterShapeOpsJoin(OpRegistry* reg) {
   OpDef c = ConcatLikeDef("Concat", "Joins arrays along `dim`.", ConcatParams(), ConcatShape);
   c.aliases = {"concat"};
+  c.infer_empty_shape = ConcatEmptyShape;
   reg->Add(std::move(c));
 
   OpDef cb;
@@ -271,6 +304,7 @@ void RegisterShapeOpsJoin(OpRegistry* reg) {
   sa.doc = "Elements [begin, end) along one axis.";
   sa.params = SliceAxisParams();
   sa.infer_shape = SliceAxisShape;
+  sa.infer_empty_shape = SliceAxisEmptyShape;
   sa.infer_type = ElemwiseType;
   sa.gradient = [](const OpRegistry& r, const NodePtr& n, const std::vector<NodeEntry>& og) {
     return BackwardNode(r, "_backward_slice_axis", n, {og[0], n->inputs[0]}, 1);

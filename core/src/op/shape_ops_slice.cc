@@ -222,14 +222,31 @@ void AddViewBackward(OpRegistry* reg, const std::string& fwd) {
   reg->Add(std::move(b));
 }
 
-void RegisterShapeOpsSlice(OpRegistry* reg) {
-  reg->Add(ViewDef(
+namespace {
+
+// slice of a run's array without elements: an axis of extent 0 stays 0
+// (Python's slice of an empty axis), the others are sliced as ever.
+std::vector<Shape> SliceEmptyShape(const NodeAttrs& attrs, const std::vector<Shape>& in) {
+  return {SliceOutShape(attrs.params, in[0])};
+}
+
+// slice, which takes a run's arrays without elements.
+OpDef SliceDef() {
+  OpDef sc = ViewDef(
       "slice", {"crop"}, "A strided slice with Python semantics per axis.",
       {RequiredParam("begin", ParamType::kString, "Start indices per axis (None = default)."),
        RequiredParam("end", ParamType::kString,
                      "End indices per axis, exclusive (None = default)."),
        StringParam("step", "()", "Steps per axis (None or empty = 1).")},
-      OutFromData<SliceOutShape>));
+      OutFromData<SliceOutShape>);
+  sc.infer_empty_shape = SliceEmptyShape;
+  return sc;
+}
+
+}  // namespace
+
+void RegisterShapeOpsSlice(OpRegistry* reg) {
+  reg->Add(SliceDef());
 
   OpDef sl = ViewDef("slice_like", {}, "data cut to shape_like's extents on `axes`.",
                      {ShapeParam("axes", "()", "Axes to slice; empty = all.")}, SliceLikeShape);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/onnx/nms_head_util.h"
 #include "util/test_util.h"
 #include "weft/cached_op.h"
 #include "weft/executor.h"
@@ -81,19 +82,22 @@ TEST(OnnxNms, SpecificationCases) {
   EXPECT_EQ(Select(kBoxes, kScores, 1, 1, Params(6, 0.5)), (Rows{{0, 0, 3}, {0, 0, 0}, {0, 0, 5}}));
 }
 
-// Weft's arrays have no zero extent (0 means unknown, MXNet 1.x's shape
-// semantics), so a selection of no box is a clear error, not an empty array.
-TEST(OnnxNms, NoSelectedBoxIsAnError) {
+// A selection of no box is an output of no row, (0, 3), as ONNX Runtime
+// gives it (weft/shape.h: a run's arrays may have a zero extent).
+TEST(OnnxNms, NoSelectedBoxIsAnEmptyResult) {
   for (const StringMap& p : {Params(0, 0.5), Params(3, 0.5, "0.99")}) {
-    try {
-      Select(kBoxes, kScores, 1, 1, p);
-      ADD_FAILURE() << "an empty selection returned";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), StatusCode::kShape);
-      EXPECT_NE(std::string(e.what()).find("has no rows for these input values"), std::string::npos)
-          << e.what();
-    }
+    const std::vector<NDArray> out =
+        Invoke(&Runtime::Global(), "_onnx_NonMaxSuppression",
+               {test::Array({1, 6, 4}, kBoxes), test::Array({1, 1, 6}, kScores)}, p);
+    EXPECT_EQ(out[0].shape(), Shape({0, 3}));
+    EXPECT_EQ(out[0].Size(), 0);
+    EXPECT_TRUE(test::Values(out[0]).empty());
   }
+  // No box to choose from: no row either.
+  const std::vector<NDArray> none =
+      Invoke(&Runtime::Global(), "_onnx_NonMaxSuppression",
+             {test::Array({1, 0, 4}, {}), test::Array({1, 1, 0}, {})}, Params(3, 0.5));
+  EXPECT_EQ(none[0].shape(), Shape({0, 3}));
 }
 
 TEST(OnnxNms, BadInputsAreClearErrors) {
@@ -141,24 +145,18 @@ TEST(OnnxNms, ExecutorRefusesCachedOpRuns) {
 
 std::string DataPath(const std::string& file) { return test::TestDataDir() + "/onnx/" + file; }
 
-// torchvision's nms in a small detection head (scripts/make_onnx_import_models.py):
-// NonMaxSuppression with the Unsqueeze / Gather / Squeeze around it and the
-// kept boxes and scores gathered; PyTorch's outputs stored once.
-TEST(OnnxImportModels, NmsHeadThroughACachedOp) {
-  Runtime* rt = &Runtime::Global();
-  const OnnxModel m = ImportOnnxFile(DataPath("nms_head.onnx"), rt);
-  CachedOp op(rt, m.symbol);
+// The CachedOp's inputs for model `m`: features and anchors for input0 and
+// input1, the model's weights for the rest.
+std::vector<NDArray> HeadInputs(const CachedOp& op, const OnnxModel& m, const NDArray& feats,
+                                const NDArray& anchors) {
   std::vector<NDArray> in;
-  for (const std::string& name : op.input_names()) {
-    const auto arg = m.args.find(name);
-    if (arg != m.args.end()) {
-      in.push_back(arg->second);
-    } else {
-      const std::string k = name.substr(std::string("input").size());
-      in.push_back(LoadNpyFile(DataPath("nms_head.input" + k + ".npy"), rt));
-    }
-  }
-  const std::vector<NDArray> out = op.Forward(in);
+  for (const std::string& name : op.input_names())
+    in.push_back(name == "input0" ? feats : name == "input1" ? anchors : m.args.at(name));
+  return in;
+}
+
+// Expects `out` to be PyTorch's stored outputs of the head.
+void ExpectStoredOutputs(const std::vector<NDArray>& out, Runtime* rt) {
   ASSERT_EQ(out.size(), 2u);
   for (size_t k = 0; k < out.size(); ++k) {
     const NDArray ref = LoadNpyFile(DataPath("nms_head.output" + std::to_string(k) + ".npy"), rt);
@@ -166,6 +164,19 @@ TEST(OnnxImportModels, NmsHeadThroughACachedOp) {
     const std::vector<double> w = test::Values(out[k]), t = test::Values(ref);
     for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(w[i], t[i], 1e-5) << k << ": " << i;
   }
+}
+
+// torchvision's nms in a small detection head (scripts/make_onnx_import_models.py):
+// NonMaxSuppression with the Unsqueeze / Gather / Squeeze around it and the
+// kept boxes and scores gathered; PyTorch's outputs stored once.
+TEST(OnnxImportModels, NmsHeadThroughACachedOp) {
+  Runtime* rt = &Runtime::Global();
+  const OnnxModel m = ImportOnnxFile(DataPath("nms_head.onnx"), rt);
+  CachedOp op(rt, m.symbol);
+  const std::vector<NDArray> out =
+      op.Forward(HeadInputs(op, m, LoadNpyFile(DataPath("nms_head.input0.npy"), rt),
+                            LoadNpyFile(DataPath("nms_head.input1.npy"), rt)));
+  ExpectStoredOutputs(out, rt);
   // Fewer boxes than the graph holds survive (the test's point).
   EXPECT_LT(out[0].shape()[0], 16);
   // A Predictor serves it too, node by node (predictor_dynamic_test.cc).
@@ -174,6 +185,30 @@ TEST(OnnxImportModels, NmsHeadThroughACachedOp) {
     shapes.emplace_back(i.first, Shape{16, i.first == "input0" ? 8 : 4});
   EXPECT_TRUE(Predictor::Create(rt, m.symbol, ParamMaps{m.args, m.aux}, shapes, Context::CPU())
                   ->dynamic_shapes());
+}
+
+// The head with a score threshold (nms_head_util.h) on features whose every
+// score is below it: NonMaxSuppression keeps no box, and the gathers and
+// squeeze after it give outputs of no row, (0, 4) and (0,), as PyTorch and
+// ONNX Runtime do. The same CachedOp then gives PyTorch's stored outputs
+// for the stored input, and no row again: no state kept from a call.
+TEST(OnnxImportModels, NmsHeadKeepingNoBoxGivesNoRows) {
+  Runtime* rt = &Runtime::Global();
+  const OnnxModel m = test::ImportThresholdedNmsHead(rt);
+  CachedOp op(rt, m.symbol);
+  const NDArray anchors = LoadNpyFile(DataPath("nms_head.input1.npy"), rt);
+  const std::vector<float> f = test::FeaturesScoringNothing(m);
+  const NDArray nothing = test::Array({16, 8}, std::vector<double>(f.begin(), f.end()));
+  const NDArray feats = LoadNpyFile(DataPath("nms_head.input0.npy"), rt);
+  for (int round = 0; round < 2; ++round) {
+    const std::vector<NDArray> empty = op.Forward(HeadInputs(op, m, nothing, anchors));
+    ASSERT_EQ(empty.size(), 2u);
+    EXPECT_EQ(empty[0].shape(), Shape({0, 4}));
+    EXPECT_EQ(empty[1].shape(), Shape({0}));
+    EXPECT_EQ(empty[0].dtype(), DType::kFloat32);
+    EXPECT_TRUE(test::Values(empty[0]).empty());
+    ExpectStoredOutputs(op.Forward(HeadInputs(op, m, feats, anchors)), rt);
+  }
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // between a dense head and the gathers of the kept boxes) run node by node
 // against PyTorch's stored outputs, each call's rows reported, the outputs'
 // upper bounds, concurrent callers whose inputs keep different numbers of
-// boxes, an NMS on weights alone (not frozen), and what is refused: dynamic
-// batching, monitors, buffers of the wrong size without the shape.
+// boxes, calls that keep no box (outputs of no row, alone and among others
+// on several threads), an NMS on weights alone (not frozen), and what is
+// refused: dynamic batching, monitors, buffers of the wrong size without
+// the shape.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/onnx/nms_head_util.h"
 #include "core/predictor/predictor_test_util.h"
 #include "weft/cached_op.h"
 #include "weft/npy.h"
@@ -39,8 +42,12 @@ std::vector<float> SpreadAnchors() {
 }
 
 struct NmsHead {
+  // The head as exported, or with a score threshold (nms_head_util.h).
+  explicit NmsHead(bool thresholded = false)
+      : m(thresholded ? test::ImportThresholdedNmsHead(rt)
+                      : ImportOnnxFile(DataPath("nms_head.onnx"), rt)) {}
   Runtime* rt = &Runtime::Global();
-  OnnxModel m = ImportOnnxFile(DataPath("nms_head.onnx"), rt);
+  OnnxModel m;
   std::vector<float> feats = Npy("nms_head.input0.npy");    // (16, 8)
   std::vector<float> anchors = Npy("nms_head.input1.npy");  // (16, 4)
 
@@ -179,6 +186,68 @@ TEST(PredictorDynamic, ConcurrentCallersGetTheirOwnRows) {
   const PredictorStats st = p->stats();
   EXPECT_LE(st.executors, 2u);
   EXPECT_EQ(st.in_use, 0u);
+}
+
+// The thresholded head on features no box of which scores above the
+// threshold: the shaped call reports outputs of no row, (0, 4) and (0,),
+// and copies nothing; buffers of this call's size (none) need no shape. The
+// stored input then gives PyTorch's stored outputs on the same predictor.
+TEST(PredictorDynamic, NoBoxKeptGivesZeroRows) {
+  NmsHead h(true);
+  auto p = h.Make();
+  const std::vector<float> nothing = test::FeaturesScoringNothing(h.m);
+  const NmsRun r(p.get(), nothing, h.anchors);
+  EXPECT_EQ(r.shapes[0], Shape({0, 4}));
+  EXPECT_EQ(r.shapes[1], Shape({0}));
+  EXPECT_TRUE(r.out[0].empty() && r.out[1].empty());
+  std::vector<float> b(64, -7.f), s(16, -7.f);
+  std::vector<Shape> shapes(2);
+  std::vector<HostOutput> outs = {Out(&b), Out(&s)};
+  for (size_t j = 0; j < 2; ++j) outs[j].shape = &shapes[j];
+  p->Predict({In(nothing, {16, 8}), In(h.anchors, {16, 4})}, outs);
+  EXPECT_EQ(shapes[0], Shape({0, 4}));
+  EXPECT_EQ(b, std::vector<float>(64, -7.f));  // nothing copied
+  EXPECT_EQ(s, std::vector<float>(16, -7.f));
+  std::vector<float> none_b, none_s;
+  p->Predict({In(nothing, {16, 8}), In(h.anchors, {16, 4})}, {Out(&none_b), Out(&none_s)});
+  const NmsRun kept(p.get(), h.feats, h.anchors);
+  ExpectNear(kept.out[0], Npy("nms_head.output0.npy"));
+  ExpectNear(kept.out[1], Npy("nms_head.output1.npy"));
+}
+
+// Calls keeping no box and calls keeping some, alternating on several
+// threads through two slots: each gets its own rows, none another's.
+TEST(PredictorDynamic, ConcurrentEmptyAndNonEmptyCalls) {
+  NmsHead h(true);
+  const std::vector<float> nothing = test::FeaturesScoringNothing(h.m);
+  const std::vector<float> want_b = Npy("nms_head.output0.npy"),
+                           want_s = Npy("nms_head.output1.npy");
+  PredictorOptions o;
+  o.max_executors = 2;
+  auto p = h.Make(o);
+  std::atomic<int> mismatches{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 12; ++i) {
+        const bool empty = (t + i) % 2 == 0;
+        try {
+          const NmsRun r(p.get(), empty ? nothing : h.feats, h.anchors);
+          if (empty ? !(r.out[0].empty() && r.out[1].empty() && r.shapes[0] == Shape({0, 4}))
+                    : r.out[0].size() != want_b.size() || r.out[1].size() != want_s.size() ||
+                          test::predictor::MaxAbsDiff(r.out[0], want_b) > 1e-5 ||
+                          test::predictor::MaxAbsDiff(r.out[1], want_s) > 1e-5)
+            ++mismatches;
+        } catch (const Error&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(p->stats().in_use, 0u);
 }
 
 TEST(PredictorDynamic, BatchingAndMonitorsAreRefused) {
