@@ -9,8 +9,10 @@
 // primitive's layout; and of the quantized channel-wise
 // _sg_mkldnn_fully_connected: one int8 inner product with per-channel output
 // scales and the fused op as a post-op (SgFcInt8 below). Data and outputs
-// stay plain NCHW (reordered per call where the primitive prefers another
-// layout). What oneDNN does not cover (uncalibrated fused convolutions,
+// are plain NCHW, or NHWC where pass::Int8ChannelsLast stores them so
+// (reordered per call where the primitive wants another layout); a residual
+// may share the output's storage (the op's in-place pair), in which case it
+// is already in place. What oneDNN does not cover (uncalibrated fused convolutions,
 // tensor-wise fused fully connected layers, geometries it refuses or would
 // run with its slow reference implementation) runs the "cpu" reference
 // kernels.
