@@ -126,10 +126,16 @@ TEST(NDArray, ViewErrors) {
   }
 }
 
+// An array's shape is concrete: its rank known and no extent negative (an
+// extent of 0 is a real, empty one: weft/shape.h).
 TEST(NDArray, RejectsUnknownShapes) {
   EXPECT_THROW(NDArray(Shape(), Context::CPU(0), DType::kFloat32, &Runtime::Global()), Error);
-  EXPECT_THROW(NDArray(Shape({2, 0}), Context::CPU(0), DType::kFloat32, &Runtime::Global()), Error);
+  EXPECT_THROW(NDArray(Shape({2, -1}), Context::CPU(0), DType::kFloat32, &Runtime::Global()),
+               Error);
   EXPECT_THROW(NDArray(Shape({2}), Context::CPU(0), DType::kUnknown, &Runtime::Global()), Error);
+  const NDArray empty(Shape({2, 0}), Context::CPU(0), DType::kFloat32, &Runtime::Global());
+  EXPECT_EQ(empty.Size(), 0);
+  EXPECT_EQ(empty.Bytes(), 0u);
 }
 
 TEST(NDArray, ScalarHasOneElement) {
