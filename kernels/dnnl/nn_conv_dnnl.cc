@@ -221,6 +221,10 @@ struct FusedCall {
   Shape in_shape, out_shape;  // the blobs' shapes it was prepared for
   DType dtype = DType::kFloat32;
   size_t num_inputs = 0;
+  // The calling thread's OpenMP team size: a primitive keeps the team it
+  // was created for (PrimitiveCache), and the engines shrink the team
+  // under contention, so a changed team prepares the call again.
+  int team = 0;
   bool bias = false, sum = false;
   std::shared_ptr<FusedPrims> prims;
   memory::desc src_want, wei_want, dst_want;
@@ -231,7 +235,7 @@ struct FusedCall {
 
   bool Fits(const std::vector<TBlob>& in, const TBlob& y) const {
     return in.size() == num_inputs && in[0].dtype == dtype && in[0].shape == in_shape &&
-           y.shape == out_shape;
+           y.shape == out_shape && team == omp_get_max_threads();
   }
 };
 
@@ -242,6 +246,7 @@ std::shared_ptr<FusedCall> PrepareFused(const NodeAttrs& attrs, const std::vecto
   c->out_shape = y_blob.shape;
   c->dtype = in[0].dtype;
   c->num_inputs = in.size();
+  c->team = omp_get_max_threads();
   const cpu::FusedConvAct& act = attrs.params.Decoded<cpu::FusedConvAct>();
   c->bias = act.bias;
   c->sum = act.with_sum;
@@ -367,7 +372,9 @@ void RegisterNNConvDnnl(KernelRegistry* reg) {
     std::shared_ptr<FusedCall> call;
     if (ctx.state && *ctx.state) call = std::static_pointer_cast<FusedCall>(*ctx.state);
     if (!call || !call->Fits(in, out[0])) {
-      call = PrepareFused(attrs, in, out[0]);
+      std::shared_ptr<FusedCall> fresh = PrepareFused(attrs, in, out[0]);
+      if (call) fresh->weights = call->weights;  // CachedLayout checks it still fits
+      call = fresh;
       if (ctx.state) *ctx.state = call;
     }
     if (req[0] != OpReq::kAdd && call->prims) return RunFused(ctx, *call, in, out[0]);
