@@ -269,7 +269,10 @@ RewriteResult ExpandSubgraphs(const OpRegistry& reg, const Graph& graph);
 // is a graph output is kept (the output stays an array of its own). Flatten
 // and Reshape are left alone: PlanMemory already lets them take their input's
 // block in place when they are its last reader, and their kernel skips the
-// copy then, so they are views already.
+// copy then, so they are views already. A softmax or log_softmax reading a
+// _div_scalar / _mul_scalar by a positive finite scalar c that nothing else
+// reads (attention's scores / sqrt(d)) reads its input instead, with its
+// temperature multiplied by c (divided, for the product).
 RewriteResult SimplifyInference(const OpRegistry& reg, const Graph& graph);
 
 // Folds BatchNorm (output_mean_var false, moving statistics are variables)

@@ -1,6 +1,8 @@
 // pass::SimplifyInference: Dropout (training mode), identity/_copy and
 // BlockGrad/stop_gradient are removed; Dropout(mode=always), a read mask and
-// graph outputs are kept; the optimised executor computes the same values.
+// graph outputs are kept; a positive scalar division or product read by a
+// softmax alone becomes its temperature; the optimised executor computes
+// the same values.
 #include <gtest/gtest.h>
 
 #include "core/pass/inference_test_util.h"
@@ -46,6 +48,62 @@ TEST(SimplifyInference, KeepsWhatInferenceNeeds) {
   Symbol d = Apply("Dropout", {x}, {{"p", "0.5"}}, "d");
   Symbol both = Symbol::Group({Apply("relu", {d[0]}, {}, "r"), Apply("relu", {d[1]}, {}, "m")});
   EXPECT_EQ(pass::SimplifyInference(reg, Graph{both.outputs}).changes, 0u);
+}
+
+// The only node of `graph` named `op`.
+const Node& OnlyNode(const Graph& graph, const std::string& op) {
+  IndexedGraph g(graph);
+  const Node* found = nullptr;
+  for (uint32_t i = 0; i < g.num_nodes(); ++i)
+    if (!g.node(i).is_variable() && g.node(i).op()->name == op) {
+      EXPECT_EQ(found, nullptr) << "two " << op << " nodes";
+      found = &g.node(i);
+    }
+  EXPECT_NE(found, nullptr) << "no " << op << " node";
+  return *found;
+}
+
+TEST(SimplifyInference, ScalarBeforeSoftmaxBecomesItsTemperature) {
+  const OpRegistry& reg = Runtime::Global().ops();
+  Symbol x = Symbol::CreateVariable("data");
+  // Attention's scores / sqrt(d) -> softmax: temperature 8.
+  Symbol s = Apply("softmax", {Apply("_div_scalar", {x}, {{"scalar", "8"}}, "scale")},
+                   {{"axis", "-1"}}, "sm");
+  pass::RewriteResult r = pass::SimplifyInference(reg, Graph{s.outputs});
+  EXPECT_EQ(r.changes, 1u);
+  EXPECT_EQ(test::OpNames(r.graph), (std::vector<std::string>{"softmax"}));
+  const Node& sm = OnlyNode(r.graph, "softmax");
+  EXPECT_EQ(sm.inputs[0].node, x.outputs[0].node);
+  EXPECT_DOUBLE_EQ(sm.attrs.params.GetFloat("temperature"), 8.0);
+  EXPECT_EQ(sm.attrs.params.GetInt("axis"), -1);
+  EXPECT_LT(test::CompareOptimized(s, {{"data", Shape{3, 4, 9}}}, 5), 1e-6);
+  // A product by 0.5 before a log_softmax of temperature 2: temperature 4.
+  Symbol l = Apply("log_softmax", {Apply("_mul_scalar", {x}, {{"scalar", "0.5"}}, "half")},
+                   {{"temperature", "2"}}, "lsm");
+  r = pass::SimplifyInference(reg, Graph{l.outputs});
+  EXPECT_EQ(r.changes, 1u);
+  EXPECT_DOUBLE_EQ(OnlyNode(r.graph, "log_softmax").attrs.params.GetFloat("temperature"), 4.0);
+  EXPECT_LT(test::CompareOptimized(l, {{"data", Shape{2, 7}}}, 11), 1e-6);
+}
+
+TEST(SimplifyInference, ScalarKeptWhereTheSoftmaxCannotTakeIt) {
+  const OpRegistry& reg = Runtime::Global().ops();
+  Symbol x = Symbol::CreateVariable("data");
+  // Read by another node too.
+  Symbol d = Apply("_div_scalar", {x}, {{"scalar", "8"}}, "scale");
+  Symbol both = Symbol::Group({Apply("softmax", {d}, {}, "sm"), Apply("relu", {d}, {}, "r")});
+  EXPECT_EQ(pass::SimplifyInference(reg, Graph{both.outputs}).changes, 0u);
+  // A graph output itself.
+  Symbol out = Symbol::Group({d, Apply("softmax", {d}, {}, "sm2")});
+  EXPECT_EQ(pass::SimplifyInference(reg, Graph{out.outputs}).changes, 0u);
+  // A negative or zero factor would reverse or break the line's order.
+  for (const char* c : {"-2", "0"}) {
+    Symbol m = Apply("softmax", {Apply("_mul_scalar", {x}, {{"scalar", c}}, "m")}, {}, "sm3");
+    EXPECT_EQ(pass::SimplifyInference(reg, Graph{m.outputs}).changes, 0u) << c;
+  }
+  // Another scalar op.
+  Symbol a = Apply("softmax", {Apply("_plus_scalar", {x}, {{"scalar", "2"}}, "p")}, {}, "sm4");
+  EXPECT_EQ(pass::SimplifyInference(reg, Graph{a.outputs}).changes, 0u);
 }
 
 TEST(SimplifyInference, ReshapeIsAViewAlready) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +89,29 @@ struct NmsRun {
   }
 };
 
+// Runs `call(alternate)` 12 times on each of 4 threads (`alternate` flips
+// between consecutive calls and between threads); expects no call to throw
+// or to return false (a mismatch), and no slot left in use.
+void CallFromFourThreads(Predictor* p, const std::function<bool(bool alternate)>& call) {
+  std::atomic<int> mismatches{0}, failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 12; ++i) {
+        try {
+          if (!call((t + i) % 2 == 0)) ++mismatches;
+        } catch (const Error&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(p->stats().in_use, 0u);
+}
+
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
@@ -161,31 +185,17 @@ TEST(PredictorDynamic, ConcurrentCallersGetTheirOwnRows) {
   PredictorOptions o;
   o.max_executors = 2;
   auto p = h.Make(o);
-  std::atomic<int> mismatches{0}, failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 12; ++i) {
-        const bool near = (t + i) % 2 == 0;
-        try {
-          const NmsRun r(p.get(), h.feats, near ? h.anchors : spread);
-          const auto& want = near ? want_near : want_spread;
-          for (size_t j = 0; j < 2; ++j)
-            if (r.out[j].size() != want[j].size() ||
-                test::predictor::MaxAbsDiff(r.out[j], want[j]) > 1e-6)
-              ++mismatches;
-        } catch (const Error&) {
-          ++failures;
-        }
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(mismatches.load(), 0);
+  CallFromFourThreads(p.get(), [&](bool near) {
+    const NmsRun r(p.get(), h.feats, near ? h.anchors : spread);
+    const auto& want = near ? want_near : want_spread;
+    for (size_t j = 0; j < 2; ++j)
+      if (r.out[j].size() != want[j].size() ||
+          test::predictor::MaxAbsDiff(r.out[j], want[j]) > 1e-6)
+        return false;
+    return true;
+  });
   const PredictorStats st = p->stats();
   EXPECT_LE(st.executors, 2u);
-  EXPECT_EQ(st.in_use, 0u);
 }
 
 // The thresholded head on features no box of which scores above the
@@ -225,29 +235,13 @@ TEST(PredictorDynamic, ConcurrentEmptyAndNonEmptyCalls) {
   PredictorOptions o;
   o.max_executors = 2;
   auto p = h.Make(o);
-  std::atomic<int> mismatches{0}, failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < 12; ++i) {
-        const bool empty = (t + i) % 2 == 0;
-        try {
-          const NmsRun r(p.get(), empty ? nothing : h.feats, h.anchors);
-          if (empty ? !(r.out[0].empty() && r.out[1].empty() && r.shapes[0] == Shape({0, 4}))
-                    : r.out[0].size() != want_b.size() || r.out[1].size() != want_s.size() ||
-                          test::predictor::MaxAbsDiff(r.out[0], want_b) > 1e-5 ||
-                          test::predictor::MaxAbsDiff(r.out[1], want_s) > 1e-5)
-            ++mismatches;
-        } catch (const Error&) {
-          ++failures;
-        }
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(mismatches.load(), 0);
-  EXPECT_EQ(p->stats().in_use, 0u);
+  CallFromFourThreads(p.get(), [&](bool empty) {
+    const NmsRun r(p.get(), empty ? nothing : h.feats, h.anchors);
+    if (empty) return r.out[0].empty() && r.out[1].empty() && r.shapes[0] == Shape({0, 4});
+    return r.out[0].size() == want_b.size() && r.out[1].size() == want_s.size() &&
+           test::predictor::MaxAbsDiff(r.out[0], want_b) <= 1e-5 &&
+           test::predictor::MaxAbsDiff(r.out[1], want_s) <= 1e-5;
+  });
 }
 
 TEST(PredictorDynamic, BatchingAndMonitorsAreRefused) {
