@@ -310,7 +310,9 @@ RewriteResult FuseDenseActivation(const OpRegistry& reg, const Graph& graph);
 // (out_block) when every reader of its output may read it blocked (a
 // convolution's data or sum, a pooling's data) and the output is no graph
 // output (a filter count that is no multiple of `block` pads the last
-// block; readers get data_channels); a Pooling does
+// block; readers get data_channels), unless its filter count, or its data's
+// channel count, fills less than 3/4 of the blocks it takes (20 of 32:
+// oneDNN's plain-layout kernel is faster than the padded blocks); a Pooling does
 // the same when its own data is blocked (it becomes a _blocked_Pooling,
 // which also reads blocked data into a plain output). A convolution
 // reading blocked data gets data_block (a plain Convolution becomes an

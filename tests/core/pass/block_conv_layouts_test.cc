@@ -158,6 +158,30 @@ TEST(BlockConvLayouts, PadsFilterCountsNoMultipleOfTheBlock) {
   EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{2, 5, 8, 6}}}, 11), 1e-5);
 }
 
+TEST(BlockConvLayouts, FilterCountsThatFillFewBlocksStayPlain) {
+  // LeNet at block 16: 20 filters fill 20 of 32 channels, so the first
+  // layer writes plain data, and the second (50 filters, but reading those
+  // 20 channels) and the poolings stay plain too. A chain of 24 filters
+  // (MobileNet-v2's stage: 24 of 32, three quarters) is blocked.
+  Symbol x = Symbol::CreateVariable("data");
+  auto pool = [](const Symbol& d, const std::string& name) {
+    return Apply("Pooling", {d}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}},
+                 name);
+  };
+  Symbol p1 = pool(Relu(Conv(x, "c1", 20), "r1"), "p1");
+  Symbol y = Relu(Conv(pool(Relu(Conv(p1, "c2", 50), "r2"), "p2"), "c3", 48), "r3");
+  const Graph g = Blocked(y, 16);
+  EXPECT_EQ(Blocks(g, "c1"), std::make_pair(int64_t{0}, int64_t{0}));
+  EXPECT_EQ(Blocks(g, "p1"), std::make_pair(int64_t{-1}, int64_t{-1}));  // a plain Pooling
+  EXPECT_EQ(Blocks(g, "c2"), std::make_pair(int64_t{0}, int64_t{0}));
+  EXPECT_EQ(Blocks(g, "p2"), std::make_pair(int64_t{-1}, int64_t{-1}));
+  EXPECT_LT(test::CompareOptimized(y, {{"data", Shape{2, 3, 16, 16}}}, 13), 1e-5);
+  Symbol z = Relu(Conv(Relu(Conv(x, "d1", 24), "s1"), "d2", 24), "s2");
+  const Graph h = Blocked(z, 16);
+  EXPECT_EQ(Blocks(h, "d1"), std::make_pair(int64_t{0}, int64_t{16}));
+  EXPECT_EQ(Blocks(h, "d2"), std::make_pair(int64_t{16}, int64_t{0}));
+}
+
 TEST(BlockConvLayouts, LeavesOtherGraphsAlone) {
   const OpRegistry& reg = Runtime::Global().ops();
   Symbol x = Symbol::CreateVariable("data");
