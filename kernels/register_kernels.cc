@@ -99,6 +99,7 @@ void RegisterNNSequenceCuda(KernelRegistry* reg);
 void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterInitCuda(KernelRegistry* reg);
+void RegisterCastCuda(KernelRegistry* reg);
 void RegisterShapeOpsCuda(KernelRegistry* reg);
 void RegisterShapeOpsJoinCuda(KernelRegistry* reg);
 void RegisterOptimizerCuda(KernelRegistry* reg);
@@ -215,6 +216,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNSoftmaxCuda(reg);
   cuda::RegisterNNLossCuda(reg);
   cuda::RegisterInitCuda(reg);
+  cuda::RegisterCastCuda(reg);
   cuda::RegisterShapeOpsCuda(reg);
   cuda::RegisterShapeOpsJoinCuda(reg);
   cuda::RegisterOptimizerCuda(reg);

@@ -5,7 +5,8 @@
 # convolution and model cases again with WEFT_CUDNN_AUTOTUNE=1, then the
 # whole C++ suite, then bench/gpu/bench_gpu.sh when the bundle holds the
 # bench and python3 has torch with CUDA. cuBLAS and cuDNN are taken from
-# the machine. Logs go to $OUT when it is set.
+# the machine. Logs go to $OUT when it is set. GPU_SUITE_SHARDS (8) processes run
+# the whole suite, GPU_SUITE_TIMEOUT (300 s) each; GPU_BENCH_REPS (3), GPU_BENCH_TIMEOUT (400 s).
 # usage: scripts/gpu_check.sh BUNDLE.tar.xz
 set -uo pipefail
 bundle="$1"
@@ -27,14 +28,20 @@ echo "=== the convolutions and whole models once more with timed cuDNN algorithm
 WEFT_CUDNN_AUTOTUNE=1 "$dir/weft_cpp_tests" --gtest_filter='Cases/BackendTable.*/convolution:Cases/BackendTable.*/nn_dense_conv:CudaModel.*' --gtest_brief=1 \
   >"$out/autotune.log" 2>&1 || status=1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/autotune.log" | tail -20
-echo "=== the whole C++ suite with a GPU present"
-timeout 300 "$dir/weft_cpp_tests" --gtest_brief=1 >"$out/all.log" 2>&1 || status=1
-grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/all.log" | tail -30
+shards="${GPU_SUITE_SHARDS:-8}"
+echo "=== the whole C++ suite with a GPU present ($shards shards in parallel, 2 OpenMP threads each)"
+for i in $(seq 0 $((shards - 1))); do
+  GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$i" OMP_NUM_THREADS=2 \
+    timeout "${GPU_SUITE_TIMEOUT:-300}" "$dir/weft_cpp_tests" --gtest_brief=1 >"$out/all.$i.log" 2>&1 &
+done
+for i in $(seq 0 $((shards - 1))); do wait -n || status=1; done
+cat "$out"/all.*.log >"$out/all.log" && rm -f "$out"/all.*.log
+grep -E "^\[  (FAILED|PASSED|SKIPPED) |Timeout|timed out" "$out/all.log" | tail -30
 if [ -x "$dir/weft_bench_infer" ] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   echo "=== ResNet-18 inference (and a training step) on the GPU: weft and PyTorch"
   train=()
   [ -x "$dir/weft_bench_train_step" ] && train=(--train "$dir/weft_bench_train_step")
-  timeout 400 "$PWD/bench/gpu/bench_gpu.sh" "$dir/weft_bench_infer" "$dir/bench_data" \
+  timeout "${GPU_BENCH_TIMEOUT:-400}" "$PWD/bench/gpu/bench_gpu.sh" "$dir/weft_bench_infer" "$dir/bench_data" \
     --reps "${GPU_BENCH_REPS:-3}" "${train[@]}" 2>&1 | tee "$out/bench.log" || status=1
 fi
 exit $status

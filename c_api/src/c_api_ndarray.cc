@@ -188,6 +188,10 @@ WeftStatus weft_ndarray_copy_from_float32(WeftNDArray* arr, const float* data, s
   auto a = GetObject(arr, "arr");
   CheckNotNull(data, "data");
   CheckCount(*a, count);
+  if (a->dtype() == weft::DType::kFloat32) {
+    a->CopyFromHost(data, count * sizeof(float));
+    return WEFT_OK;
+  }
   NDArray wide(a->shape(), a->ctx(), weft::DType::kFloat32, a->runtime());
   wide.CopyFromHost(data, count * sizeof(float));
   std::vector<NDArray> out = {*a};
@@ -200,6 +204,10 @@ WeftStatus weft_ndarray_copy_to_float32(const WeftNDArray* arr, float* data, siz
   auto a = GetObject(arr, "arr");
   CheckNotNull(data, "data");
   CheckCount(*a, count);
+  if (a->dtype() == weft::DType::kFloat32) {
+    a->CopyToHost(data, count * sizeof(float));
+    return WEFT_OK;
+  }
   const NDArray wide = weft::Invoke(a->runtime(), "Cast", {*a}, {{"dtype", "float32"}})[0];
   wide.CopyToHost(data, count * sizeof(float));
   WEFT_API_END();

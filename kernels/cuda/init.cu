@@ -72,11 +72,12 @@ void Full(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>
 }  // namespace
 
 void RegisterInitCuda(KernelRegistry* reg) {
-  reg->Add("_zeros", DeviceType::kGPU, {"cuda", 0, FillConstant<0>, true});
-  reg->Add("_ones", DeviceType::kGPU, {"cuda", 0, FillConstant<1>, true});
-  reg->Add("_full", DeviceType::kGPU, {"cuda", 0, Full, true});
-  reg->Add("zeros_like", DeviceType::kGPU, {"cuda", 0, FillConstant<0>, true});
-  reg->Add("ones_like", DeviceType::kGPU, {"cuda", 0, FillConstant<1>, true});
+  // The fills write float16 and bfloat16 bits themselves.
+  reg->Add("_zeros", DeviceType::kGPU, WithReducedFloats({"cuda", 0, FillConstant<0>, true}));
+  reg->Add("_ones", DeviceType::kGPU, WithReducedFloats({"cuda", 0, FillConstant<1>, true}));
+  reg->Add("_full", DeviceType::kGPU, WithReducedFloats({"cuda", 0, Full, true}));
+  reg->Add("zeros_like", DeviceType::kGPU, WithReducedFloats({"cuda", 0, FillConstant<0>, true}));
+  reg->Add("ones_like", DeviceType::kGPU, WithReducedFloats({"cuda", 0, FillConstant<1>, true}));
 }
 
 }  // namespace cuda

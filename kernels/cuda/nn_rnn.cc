@@ -123,10 +123,19 @@ void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
       t == DType::kFloat32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH, CudnnDim(cfg.I, op),
       CudnnDim(cfg.H, op), CudnnDim(cfg.R(), op), CudnnDim(cfg.L, op), s->drop.d,
       CUDNN_RNN_PADDED_IO_ENABLED));
-  if (cfg.clip)
+  if (cfg.clip) {
+#if CUDNN_MAJOR >= 9
+    // cuDNN 9 clips with _v9 (the deprecated _v8 call left the cell states
+    // unclipped in a run on an H200); _v9 has no NaN option: NaN cells
+    // propagate on the GPU even with lstm_state_clip_nan.
+    WEFT_CUDNN_CHECK(
+        cudnnRNNSetClip_v9(s->rnn.d, CUDNN_RNN_CLIP_MINMAX, cfg.clip_min, cfg.clip_max));
+#else
     WEFT_CUDNN_CHECK(cudnnRNNSetClip_v8(
         s->rnn.d, CUDNN_RNN_CLIP_MINMAX,
         cfg.clip_nan ? CUDNN_NOT_PROPAGATE_NAN : CUDNN_PROPAGATE_NAN, cfg.clip_min, cfg.clip_max));
+#endif
+  }
   s->lengths = LengthsOf(ctx, in, cfg, op);
   void* fill = t == DType::kFloat64 ? static_cast<void*>(&s->fill64) : &s->fill32;
   WEFT_CUDNN_CHECK(cudnnSetRNNDataDescriptor(s->x.d, type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
