@@ -1,10 +1,10 @@
 // CUDA kernels of RNN and _backward_RNN through cuDNN's RNN API (semantics
 // as core/src/op/nn_rnn.cc and the CPU kernels, kernels/cpu/nn_rnn.cc):
 // every mode, stacked and bidirectional layers, state outputs, the LSTM
-// projection (cuDNN's projSize), cell clipping (cudnnRNNSetClip_v8) and
-// use_sequence_length (the padded sequence-major layout with per-row
-// lengths; padded steps give zeros). float32 (FMA math, no TF32) and
-// float64.
+// projection (cuDNN's projSize) and use_sequence_length (the padded
+// sequence-major layout with per-row lengths; padded steps give zeros).
+// float32 (FMA math, no TF32) and float64. LSTM cell clipping is refused
+// (kNotImplemented): cuDNN's did not match the CPU's on a real device.
 //
 // Parameters: MXNet's packed vector (kernels/cpu/nn_rnn.h, cpu::RnnConfig's
 // offsets) is copied matrix by matrix and bias by bias into cuDNN's weight
@@ -113,6 +113,13 @@ void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
     Fail(StatusCode::kNotImplemented, "operator ", op,
          " on the GPU: dropout between layers (p = ", cfg.p,
          ") in training is not implemented; bind the RNN on the CPU or train with p = 0");
+  // cuDNN's clipped LSTM (cudnnRNNSetClip_v8 and _v9) gave neither the
+  // clipped nor the unclipped CPU result on an H200 (cell states outside the
+  // clip range in cy): refused rather than computed differently.
+  if (cfg.clip)
+    Fail(StatusCode::kNotImplemented, "operator ", op,
+         " on the GPU: LSTM cell clipping (lstm_state_clip_min/max) is not implemented; bind "
+         "the RNN on the CPU");
   const DType t = in[0].dtype;
   const cudnnDataType_t type = CudnnType(t, op);
   s->handle = CudnnHandle(ctx);
@@ -123,19 +130,6 @@ void Prepare(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
       t == DType::kFloat32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH, CudnnDim(cfg.I, op),
       CudnnDim(cfg.H, op), CudnnDim(cfg.R(), op), CudnnDim(cfg.L, op), s->drop.d,
       CUDNN_RNN_PADDED_IO_ENABLED));
-  if (cfg.clip) {
-#if CUDNN_MAJOR >= 9
-    // cuDNN 9 clips with _v9 (the deprecated _v8 call left the cell states
-    // unclipped in a run on an H200); _v9 has no NaN option: NaN cells
-    // propagate on the GPU even with lstm_state_clip_nan.
-    WEFT_CUDNN_CHECK(
-        cudnnRNNSetClip_v9(s->rnn.d, CUDNN_RNN_CLIP_MINMAX, cfg.clip_min, cfg.clip_max));
-#else
-    WEFT_CUDNN_CHECK(cudnnRNNSetClip_v8(
-        s->rnn.d, CUDNN_RNN_CLIP_MINMAX,
-        cfg.clip_nan ? CUDNN_NOT_PROPAGATE_NAN : CUDNN_PROPAGATE_NAN, cfg.clip_min, cfg.clip_max));
-#endif
-  }
   s->lengths = LengthsOf(ctx, in, cfg, op);
   void* fill = t == DType::kFloat64 ? static_cast<void*>(&s->fill64) : &s->fill32;
   WEFT_CUDNN_CHECK(cudnnSetRNNDataDescriptor(s->x.d, type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
