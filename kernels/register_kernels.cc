@@ -100,6 +100,7 @@ void RegisterNNSoftmaxCuda(KernelRegistry* reg);
 void RegisterNNLossCuda(KernelRegistry* reg);
 void RegisterInitCuda(KernelRegistry* reg);
 void RegisterCastCuda(KernelRegistry* reg);
+void RegisterInferenceOpsCuda(KernelRegistry* reg);
 void RegisterShapeOpsCuda(KernelRegistry* reg);
 void RegisterShapeOpsJoinCuda(KernelRegistry* reg);
 void RegisterOptimizerCuda(KernelRegistry* reg);
@@ -217,6 +218,7 @@ void RegisterAllKernels(KernelRegistry* reg) {
   cuda::RegisterNNLossCuda(reg);
   cuda::RegisterInitCuda(reg);
   cuda::RegisterCastCuda(reg);
+  cuda::RegisterInferenceOpsCuda(reg);
   cuda::RegisterShapeOpsCuda(reg);
   cuda::RegisterShapeOpsJoinCuda(reg);
   cuda::RegisterOptimizerCuda(reg);

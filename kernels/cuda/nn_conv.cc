@@ -20,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu/fused_conv_act.h"
 #include "cuda/cuda_handles.h"
+#include "cuda/inference_ops.h"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
 
@@ -249,6 +251,54 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   Finish(ctx, op);
 }
 
+// Whether a _fused_Convolution reads or writes channel-blocked data,
+// decoded once per node.
+struct FusedConvBlocks {
+  bool blocked = false;
+  static FusedConvBlocks Decode(const ParamValues& p) {
+    return {p.GetInt("data_block") > 0 || p.GetInt("out_block") > 0};
+  }
+};
+
+// _fused_Convolution (pass::FuseConvActivation): act(conv(data, weight) +
+// bias + sum) as cuDNN's convolution then one epilogue kernel (bias, sum and
+// activation). A sum sharing the output's memory is added by the
+// convolution itself (beta = 1); an accumulating request convolves into a
+// scratch. Channel-blocked layouts are the CPU's (kNotImplemented here).
+void FusedConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs,
+                          const std::vector<TBlob>& in, const std::vector<OpReq>& req,
+                          const std::vector<TBlob>& out) {
+  const char* op = "_fused_Convolution";
+  UseDevice(ctx, op);
+  if (req[0] == OpReq::kNull) return;
+  const ParamValues& p = attrs.params;
+  if (p.Decoded<FusedConvBlocks>().blocked)
+    Fail(StatusCode::kNotImplemented, "node '", attrs.name, "' (", op,
+         "): channel-blocked layouts run on the CPU");
+  const cpu::FusedConvAct& act = cpu::FusedConvActOf(p);
+  const ConvGeom g = MakeConvGeom(p, in[0].shape, out[0].shape);
+  const DType t = in[0].dtype;
+  ConvSetup s(g, t, op);
+  cudnnHandle_t h = CudnnHandle(ctx);
+  const void* bias = act.bias ? in[2].dptr : nullptr;
+  const void* sum = act.with_sum ? in[act.bias ? 3 : 2].dptr : nullptr;
+  const int64_t n = out[0].Size(), inner = g.oh * g.ow;
+  if (req[0] == OpReq::kAdd) {
+    DeviceBuffer conv(ctx, out[0].Bytes());
+    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, OpReq::kWrite, conv.get());
+    LaunchConvEpilogue(ctx, t, act, conv.get(), bias, sum, out[0].dptr, n, g.f, inner, req[0]);
+    Finish(ctx, op);  // before the scratch is released
+    return;
+  }
+  const bool sum_in_place = sum == out[0].dptr;
+  RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, sum_in_place ? OpReq::kAdd : OpReq::kWrite,
+             out[0].dptr);
+  if (bias || (sum && !sum_in_place) || act.kind != cpu::FusedConvAct::kNone)
+    LaunchConvEpilogue(ctx, t, act, out[0].dptr, bias, sum_in_place ? nullptr : sum, out[0].dptr, n,
+                       g.f, inner, OpReq::kWrite);
+  Finish(ctx, op);
+}
+
 // in: ograd, data, weight; out: data_grad, weight_grad[, bias_grad].
 void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
                              const std::vector<TBlob>& in, const std::vector<OpReq>& req,
@@ -316,6 +366,7 @@ void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
 void RegisterNNConvCuda(KernelRegistry* reg) {
   reg->Add("Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionCuda, true});
   reg->Add("_backward_Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionBackwardCuda, true});
+  reg->Add("_fused_Convolution", DeviceType::kGPU, {"cudnn", 0, FusedConvolutionCuda, true});
   reg->Add("Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionCuda, true});
   reg->Add("_backward_Deconvolution", DeviceType::kGPU,
            {"cudnn", 0, DeconvolutionBackwardCuda, true});
