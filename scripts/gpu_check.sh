@@ -2,8 +2,8 @@
 # Runs the CUDA tests of a bundle from scripts/gpu_bundle.sh on a GPU
 # machine, from the repository root (the tests read tests/data through
 # the source path compiled in: it is linked to here when missing), the
-# convolution and model cases again with WEFT_CUDNN_AUTOTUNE=1, then the
-# whole C++ suite, then bench/gpu/bench_gpu.sh when the bundle holds the
+# convolution and model cases again with WEFT_CUDNN_AUTOTUNE=1, the CUDA
+# tests with WEFT_CUDA_GRAPHS=1, then the whole C++ suite, then bench/gpu/bench_gpu.sh when the bundle holds the
 # bench and python3 has torch with CUDA. cuBLAS and cuDNN are taken from
 # the machine. Logs go to $OUT when it is set. GPU_SUITE_SHARDS (8) processes run
 # the whole suite, GPU_SUITE_TIMEOUT (300 s) each; GPU_BENCH_REPS (3), GPU_BENCH_TIMEOUT (400 s).
@@ -28,6 +28,10 @@ echo "=== the convolutions and whole models once more with timed cuDNN algorithm
 WEFT_CUDNN_AUTOTUNE=1 "$dir/weft_cpp_tests" --gtest_filter='Cases/BackendTable.*/convolution:Cases/BackendTable.*/nn_dense_conv:CudaModel.*' --gtest_brief=1 \
   >"$out/autotune.log" 2>&1 || status=1
 grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/autotune.log" | tail -20
+echo "=== the CUDA tests once more with recorded device graphs (WEFT_CUDA_GRAPHS=1)"
+WEFT_CUDA_GRAPHS=1 "$dir/weft_cpp_tests" --gtest_filter='Cuda*:Cases/BackendTable.*' --gtest_brief=1 \
+  >"$out/graphs.log" 2>&1 || status=1
+grep -E "^\[  (FAILED|PASSED|SKIPPED) " "$out/graphs.log" | tail -20
 shards="${GPU_SUITE_SHARDS:-8}"
 echo "=== the whole C++ suite with a GPU present ($shards shards in parallel, 2 OpenMP threads each)"
 for i in $(seq 0 $((shards - 1))); do

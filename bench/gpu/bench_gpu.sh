@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ResNet-18 inference on gpu(0): weft (bench/bench_infer.cc, C ABI, --ctx gpu) beside
+# ResNet-18 inference on gpu(0): weft (bench/bench_infer.cc, C ABI, --ctx gpu; once more
+# with recorded device graphs, WEFT_CUDA_GRAPHS=1, marked graphs=1) beside
 # PyTorch on the same GPU (bench/infer_peers/torch_bench.py --device cuda, TF32 off, both
 # taking cuDNN's heuristic algorithms: weft's default, torch's cudnn.benchmark off) on
 # the same weights and inputs, interleaved: for each rep, for each batch, weft then
@@ -33,6 +34,8 @@ fi
 for rep in $(seq 1 "$reps"); do
   for b in $batches; do
     echo "$("$bench" "$data" resnet18 "$b" --ctx gpu --iters "$iters" --warmup 10) rep=$rep"
+    echo "$(WEFT_CUDA_GRAPHS=1 "$bench" "$data" resnet18 "$b" --ctx gpu --iters "$iters" \
+      --warmup 10) rep=$rep graphs=1"
     echo "$("$py" "$root/bench/infer_peers/torch_bench.py" "$data" resnet18 "$b" --device cuda \
       --iters "$iters" --warmup 10) rep=$rep"
   done

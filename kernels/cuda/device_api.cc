@@ -116,6 +116,39 @@ class CudaAPI final : public DeviceAPI {
     if (event && cudaSetDevice(ctx.dev_id) == cudaSuccess)
       cudaEventDestroy(static_cast<cudaEvent_t>(event));
   }
+  // CUDA graphs: recording in relaxed mode (a kernel's own cudaMalloc-free
+  // calls stay legal); a failed recording's error is cleared so that the
+  // next kernel's launch check does not report it.
+  bool BeginCapture(Context ctx, void* stream) override {
+    if (!stream) return false;  // the legacy default stream cannot be captured
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    if (cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed) ==
+        cudaSuccess)
+      return true;
+    cudaGetLastError();
+    return false;
+  }
+  void* EndCapture(Context ctx, void* stream) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t e = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph);
+    if (e == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
+      exec = nullptr;
+    if (graph) cudaGraphDestroy(graph);
+    if (!exec) cudaGetLastError();
+    return exec;
+  }
+  void LaunchGraph(Context ctx, void* graph, void* stream) override {
+    WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
+    WEFT_CUDA_CHECK(
+        cudaGraphLaunch(static_cast<cudaGraphExec_t>(graph), static_cast<cudaStream_t>(stream)));
+  }
+  void FreeGraph(Context ctx, void* graph) override {
+    // Errors are ignored: graphs are freed in destructors.
+    if (graph && cudaSetDevice(ctx.dev_id) == cudaSuccess)
+      cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(graph));
+  }
 
  private:
   static void Copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, void* stream) {

@@ -266,6 +266,12 @@ class Executor {
   // are several; "(constant)" marks constant steps), the inference passes
   // that changed the graph, and the memory figures.
   std::string DebugString() const;
+  // Forward engine operations that may be recorded as device graphs
+  // (WEFT_CUDA_GRAPHS=1 on a GPU: inference-mode runs replay one recording
+  // per operation), and how many are recorded now. Call with no run in
+  // flight (after WaitForAll).
+  size_t RecordableSegments() const;
+  size_t RecordedSegments() const;
   // The compiled plan this executor is bound to (shared with every
   // executor bound to it).
   const std::shared_ptr<const ExecutorPlan>& plan() const;

@@ -81,6 +81,7 @@ class KernelCall {
   const std::vector<VarHandle>& writes() const { return writes_; }
   const std::string& name() const { return name_; }
   Context ctx() const { return octx_.ctx; }
+  const NodeAttrs& attrs() const { return attrs_; }
   // For an executor that lends its kernels a caller's buffer in place of a
   // bound array (Executor::BorrowArgument; no run in flight): true when an
   // output blob overlaps [from, from + bytes) (the memory must not be lent),

@@ -1,6 +1,7 @@
 // Executor: running the bound graph (Forward, Backward) and describing it;
 // building it is executor_init.cc.
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 #include "executor/executor_impl.h"
@@ -29,30 +30,39 @@ void Executor::Impl::Push(const std::shared_ptr<const Segment>& seg, bool is_tra
     entries[g.entry_id(g[nid].inputs.at(0))].CopyTo(&out);
     return;
   }
+  // The segment's kernels, or the replay of their recording (SegmentGraph)
+  // for an inference-mode run.
+  auto run = [seg, is_train](const RunContext& rc, const std::function<void()>& calls) {
+    if (seg->graph && !is_train)
+      seg->graph->Run(rc.stream, calls);
+    else
+      calls();
+  };
   if (seg->calls.size() == 1) {  // the engine names the node itself
-    std::shared_ptr<const KernelCall> call = seg->calls[0];
     Engine::Get()->PushSync(
-        [call, is_train](RunContext rc) {
+        [seg, is_train, run](RunContext rc) {
           profiler::SymbolicScope symbolic;
-          call->Run(rc, is_train);
+          run(rc, [&] { seg->calls[0]->Run(rc, is_train); });
         },
         seg->ctx, seg->reads, seg->writes, 0, seg->name);
     return;
   }
   Engine::Get()->PushSync(
-      [seg, is_train](RunContext rc) {
+      [seg, is_train, run](RunContext rc) {
         profiler::SymbolicScope symbolic;
         const bool timed = profiler::Active(profiler::Category::kExecutor);
         const int64_t begin = timed ? profiler::NowNs() : 0;
-        for (const auto& call : seg->calls) {
-          try {
-            call->Run(rc, is_train);
-          } catch (const Error& e) {
-            throw OpPartError(e.code(), e.what(), call->name());
-          } catch (const std::exception& e) {
-            throw OpPartError(StatusCode::kInternal, e.what(), call->name());
+        run(rc, [&] {
+          for (const auto& call : seg->calls) {
+            try {
+              call->Run(rc, is_train);
+            } catch (const Error& e) {
+              throw OpPartError(e.code(), e.what(), call->name());
+            } catch (const std::exception& e) {
+              throw OpPartError(StatusCode::kInternal, e.what(), call->name());
+            }
           }
-        }
+        });
         if (timed)
           profiler::RecordComplete(profiler::Category::kExecutor, "segment", seg->name, {}, rc.ctx,
                                    begin, profiler::NowNs(),
@@ -199,7 +209,23 @@ std::string Executor::DebugString() const {
      << mem.num_reused << " reused; match_range " << mem.match_range << "\n";
   os << "Engine operations: " << m.forward_segments.size() << " forward, "
      << m.backward_segments.size() << " backward (bulk_max_nodes " << p.bulk_max_nodes << ")\n";
+  const size_t recordable = RecordableSegments();
+  if (recordable > 0)
+    os << "Device graphs (WEFT_CUDA_GRAPHS): " << RecordedSegments() << " of " << recordable
+       << " forward operations recorded\n";
   return os.str();
+}
+
+size_t Executor::RecordableSegments() const {
+  size_t n = 0;
+  for (const auto& seg : impl_->forward_segments) n += seg->graph ? 1 : 0;
+  return n;
+}
+
+size_t Executor::RecordedSegments() const {
+  size_t n = 0;
+  for (const auto& seg : impl_->forward_segments) n += seg->graph && seg->graph->recorded() ? 1 : 0;
+  return n;
 }
 
 }  // namespace weft

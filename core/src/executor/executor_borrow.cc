@@ -54,6 +54,8 @@ bool Executor::BorrowArgument(size_t index, const void* data) {
   for (const auto* calls : {&m.forward_calls, &m.backward_calls})
     for (const auto& call : *calls)
       if (call) call->RepointInputs(current, a.Bytes(), target);
+  for (const auto& seg : m.forward_segments)  // recordings hold the old addresses
+    if (seg->graph) seg->graph->Invalidate();
   if (data)
     m.borrowed[index] = target;
   else

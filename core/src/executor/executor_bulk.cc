@@ -67,7 +67,7 @@ int ResolveBulkMaxNodes(int option) {
 std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::BulkSegments(
     const std::vector<PlanStep>& steps, const std::vector<std::shared_ptr<const KernelCall>>& calls,
     const IndexedGraph& g, const std::vector<bool>& visible, int max_nodes,
-    const std::vector<bool>* constant) {
+    const std::vector<bool>* constant, DeviceAPI* graphs) {
   std::vector<bool> hoisted;
   const std::vector<size_t> order = PushOrder(steps, calls, constant, &hoisted);
   std::vector<Segment> segs;
@@ -119,6 +119,7 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
       seg_hoisted.push_back(hoisted[i]);
       segs.back().ctx = step.ctx;
       segs.back().name = step.name;
+      segs.back().constant = hoisted[i];
       deps.push_back(mine);
       open = true;
     }
@@ -141,8 +142,23 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
   }
   if (open) Close(&segs.back(), &reads);
   std::vector<std::shared_ptr<const Segment>> out;
-  for (auto& seg : segs) out.push_back(std::make_shared<const Segment>(std::move(seg)));
+  for (auto& seg : segs) {
+    if (graphs && MayRecord(seg)) seg.graph = std::make_shared<SegmentGraph>(graphs, seg.ctx);
+    out.push_back(std::make_shared<const Segment>(std::move(seg)));
+  }
   return out;
+}
+
+bool Executor::Impl::MayRecord(const Segment& seg) {
+  if (seg.ctx.dev_type != DeviceType::kGPU || seg.copy_nid >= 0 || seg.calls.empty() ||
+      seg.constant)
+    return false;
+  for (const auto& call : seg.calls) {
+    const NodeAttrs& a = call->attrs();
+    if (!a.op || a.op->uses_rng || (a.op->mutate_inputs && !a.op->mutate_inputs(a.params).empty()))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace weft

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/segment_graph.h"
 #include "weft/executor.h"
 #include "weft/executor_plan.h"
 #include "weft/imperative.h"
@@ -85,7 +86,14 @@ struct Executor::Impl {
     std::vector<VarHandle> reads, writes;
     std::string name;  // "<first step>..<last step>" (or the step's name)
     Context ctx;
+    bool constant = false;  // constant steps, pushed first (hoisted)
+    // Its recorded device work (WEFT_CUDA_GRAPHS), for a forward segment
+    // that may be recorded (MayRecord); set once at Init.
+    std::shared_ptr<SegmentGraph> graph;
   };
+  // Whether `seg` may be recorded as a graph: a GPU segment of kernel calls,
+  // not constant, none of whose ops draws random numbers or mutates inputs.
+  static bool MayRecord(const Segment& seg);
 
   Runtime* rt = nullptr;
   std::shared_ptr<const ExecutorPlan> plan_ptr;
@@ -147,10 +155,13 @@ struct Executor::Impl {
   // step writes what they read: each would otherwise start an operation of
   // its own and split the chain of the steps that read it (a folded
   // MobileNet-v2 was 104 engine operations per forward instead of 3).
+  // With `graphs` (the GPU's DeviceAPI), every segment that MayRecord gets
+  // a SegmentGraph.
   static std::vector<std::shared_ptr<const Segment>> BulkSegments(
       const std::vector<PlanStep>& steps,
       const std::vector<std::shared_ptr<const KernelCall>>& calls, const IndexedGraph& g,
-      const std::vector<bool>& visible, int max_nodes, const std::vector<bool>* constant = nullptr);
+      const std::vector<bool>& visible, int max_nodes, const std::vector<bool>* constant = nullptr,
+      DeviceAPI* graphs = nullptr);
 };
 
 // The training graph of `symbol` for these gradient requests (one per

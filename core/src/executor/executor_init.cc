@@ -34,8 +34,12 @@ void Executor::Init(Runtime* rt, std::shared_ptr<const ExecutorPlan> plan) {
   // caller reads, so segments end where they are produced.
   std::vector<bool> visible(g.num_node_entries(), false);
   for (const auto& o : g.outputs()) visible[g.entry_id(o)] = true;
+  DeviceAPI* graphs = nullptr;  // recorded GPU segments (WEFT_CUDA_GRAPHS)
+  if (ResolveCudaGraphs())
+    for (const PlanStep& step : p.forward_steps)
+      if (step.ctx.dev_type == DeviceType::kGPU) graphs = m.rt->device_api(DeviceType::kGPU);
   m.forward_segments = Impl::BulkSegments(p.forward_steps, m.forward_calls, g, visible,
-                                          p.bulk_max_nodes, &p.constant);
+                                          p.bulk_max_nodes, &p.constant, graphs);
   m.backward_segments =
       Impl::BulkSegments(p.backward_steps, m.backward_calls, g, visible, p.bulk_max_nodes);
   m.lendable = m.LendableArguments(*this);
