@@ -132,12 +132,17 @@ class CudaAPI final : public DeviceAPI {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    const cudaError_t e = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph);
-    if (e == cudaSuccess && graph && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess)
-      exec = nullptr;
+    cudaError_t e = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph);
+    const char* step = "cudaStreamEndCapture";
+    if (e == cudaSuccess && graph) {
+      e = cudaGraphInstantiate(&exec, graph, 0);
+      step = "cudaGraphInstantiate";
+    }
     if (graph) cudaGraphDestroy(graph);
-    if (!exec) cudaGetLastError();
-    return exec;
+    if (e == cudaSuccess && exec) return exec;
+    cudaGetLastError();
+    Fail(StatusCode::kDevice, "recording a graph on ", ctx.ToString(), " failed: ", step, ": ",
+         cudaGetErrorString(e));
   }
   void LaunchGraph(Context ctx, void* graph, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));

@@ -210,9 +210,13 @@ std::string Executor::DebugString() const {
   os << "Engine operations: " << m.forward_segments.size() << " forward, "
      << m.backward_segments.size() << " backward (bulk_max_nodes " << p.bulk_max_nodes << ")\n";
   const size_t recordable = RecordableSegments();
-  if (recordable > 0)
+  if (recordable > 0) {
     os << "Device graphs (WEFT_CUDA_GRAPHS): " << RecordedSegments() << " of " << recordable
        << " forward operations recorded\n";
+    for (const auto& seg : m.forward_segments)
+      if (seg->graph && !seg->graph->failure().empty())
+        os << "  " << seg->name << ": recording failed: " << seg->graph->failure() << "\n";
+  }
   return os.str();
 }
 

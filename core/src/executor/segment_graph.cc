@@ -1,6 +1,7 @@
 #include "executor/segment_graph.h"
 
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "weft/status.h"
@@ -32,16 +33,22 @@ void SegmentGraph::Run(void* stream, const std::function<void()>& eager) {
     eager();
     return;
   }
-  bool ok = true;
+  std::string why;
   try {
     eager();  // recorded, not run
-  } catch (...) {
-    ok = false;
+  } catch (const std::exception& e) {
+    why = e.what();
   }
-  void* g = api_->EndCapture(ctx_, stream);
-  if (!ok || !g) {
+  void* g = nullptr;
+  try {
+    g = api_->EndCapture(ctx_, stream);
+  } catch (const std::exception& e) {
+    why += (why.empty() ? "" : "; ") + std::string(e.what());
+  }
+  if (!why.empty() || !g) {
     if (g) api_->FreeGraph(ctx_, g);
     failed_ = true;
+    why_ = why.empty() ? "no graph support" : why;
     eager();  // nothing recorded ran: run it now
     return;
   }
@@ -55,6 +62,11 @@ void SegmentGraph::Invalidate() {
   graph_ = nullptr;
   runs_ = 0;
   failed_ = false;
+}
+
+std::string SegmentGraph::failure() const {
+  MutexLock lock(&mu_);
+  return why_;
 }
 
 bool SegmentGraph::recorded() const {

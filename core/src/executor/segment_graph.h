@@ -10,6 +10,7 @@
 #define WEFT_CORE_EXECUTOR_SEGMENT_GRAPH_H_
 
 #include <functional>
+#include <string>
 
 #include "weft/device.h"
 #include "weft/mutex.h"
@@ -33,6 +34,8 @@ class SegmentGraph {
   // Drops the recording; the next run records again.
   void Invalidate();
   bool recorded() const;
+  // Why the last recording failed ("" when none did).
+  std::string failure() const;
 
  private:
   DeviceAPI* api_;
@@ -41,6 +44,7 @@ class SegmentGraph {
   void* graph_ WEFT_GUARDED_BY(mu_) = nullptr;
   int runs_ WEFT_GUARDED_BY(mu_) = 0;
   bool failed_ WEFT_GUARDED_BY(mu_) = false;
+  std::string why_ WEFT_GUARDED_BY(mu_);
 };
 
 }  // namespace weft
