@@ -122,11 +122,12 @@ class CudaAPI final : public DeviceAPI {
   bool BeginCapture(Context ctx, void* stream) override {
     if (!stream) return false;  // the legacy default stream cannot be captured
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));
-    if (cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed) ==
-        cudaSuccess)
-      return true;
+    const cudaError_t e =
+        cudaStreamBeginCapture(static_cast<cudaStream_t>(stream), cudaStreamCaptureModeRelaxed);
+    if (e == cudaSuccess) return true;
     cudaGetLastError();
-    return false;
+    Fail(StatusCode::kDevice, "recording a graph on ", ctx.ToString(),
+         " failed: cudaStreamBeginCapture: ", cudaGetErrorString(e));
   }
   void* EndCapture(Context ctx, void* stream) override {
     WEFT_CUDA_CHECK(cudaSetDevice(ctx.dev_id));

@@ -77,10 +77,12 @@ class DeviceAPI {
   virtual void FreeEvent(Context, void*) {}
   // Graph capture, for devices that can record a stream's work once and
   // replay it (CUDA graphs): BeginCapture starts recording what is queued on
-  // `stream` (false: not supported); EndCapture stops recording and returns
-  // a replayable graph, or null when the recording failed (something in it
-  // cannot be recorded: nothing recorded ran, the stream is usable again);
-  // LaunchGraph queues one replay on `stream`; FreeGraph releases a graph.
+  // `stream` (false: the device cannot record; throws Error(kDevice) with
+  // the device's reason when it refuses); EndCapture stops recording and
+  // returns a replayable graph, or throws Error(kDevice) with the reason
+  // when the recording failed (something in it cannot be recorded: nothing
+  // recorded ran, and the stream is usable again); LaunchGraph queues one
+  // replay on `stream`; FreeGraph releases a graph.
   virtual bool BeginCapture(Context, void*) { return false; }
   virtual void* EndCapture(Context, void*) { return nullptr; }
   virtual void LaunchGraph(Context, void*, void*) {}

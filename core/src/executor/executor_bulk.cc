@@ -141,6 +141,11 @@ std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Bulk
       ends = ends || visible[g.entry_id(step.nid, o)];
   }
   if (open) Close(&segs.back(), &reads);
+  return Seal(std::move(segs), graphs);
+}
+
+std::vector<std::shared_ptr<const Executor::Impl::Segment>> Executor::Impl::Seal(
+    std::vector<Segment> segs, DeviceAPI* graphs) {
   std::vector<std::shared_ptr<const Segment>> out;
   for (auto& seg : segs) {
     if (graphs && MayRecord(seg)) seg.graph = std::make_shared<SegmentGraph>(graphs, seg.ctx);

@@ -94,6 +94,10 @@ struct Executor::Impl {
   // Whether `seg` may be recorded as a graph: a GPU segment of kernel calls,
   // not constant, none of whose ops draws random numbers or mutates inputs.
   static bool MayRecord(const Segment& seg);
+  // `segs` shared and immutable from here on; with `graphs`, each one that
+  // MayRecord gets its SegmentGraph.
+  static std::vector<std::shared_ptr<const Segment>> Seal(std::vector<Segment> segs,
+                                                          DeviceAPI* graphs);
 
   Runtime* rt = nullptr;
   std::shared_ptr<const ExecutorPlan> plan_ptr;

@@ -28,12 +28,25 @@ void SegmentGraph::Run(void* stream, const std::function<void()>& eager) {
     api_->LaunchGraph(ctx_, graph_, stream);
     return;
   }
-  if (failed_ || runs_++ == 0 || !api_->BeginCapture(ctx_, stream)) {
-    failed_ = failed_ || runs_ > 1;  // recording was tried (or is unsupported)
+  if (failed_ || runs_++ == 0) {  // the first run eagerly: algorithm choices, caches
     eager();
     return;
   }
   std::string why;
+  try {
+    if (!stream)
+      why = "no stream (this device's work runs on its default stream)";
+    else if (!api_->BeginCapture(ctx_, stream))
+      why = "the device cannot record graphs";
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    failed_ = true;
+    why_ = why;
+    eager();
+    return;
+  }
   try {
     eager();  // recorded, not run
   } catch (const std::exception& e) {
