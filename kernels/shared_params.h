@@ -153,6 +153,15 @@ struct QuadraticParams {
   }
 };
 
+// --------------------------------------------------------------- _bn_fold
+struct BnFoldParams {
+  bool has_bias = false, fix_gamma = true;
+  double eps = 1e-3;
+  static BnFoldParams Decode(const ParamValues& p) {
+    return {!p.GetBool("no_bias"), p.GetBool("fix_gamma"), p.GetFloat("eps")};
+  }
+};
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_SHARED_PARAMS_H_

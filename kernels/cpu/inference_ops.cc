@@ -10,6 +10,7 @@
 #include "cpu/cpu_util.h"
 #include "cpu/fused_conv_act.h"
 #include "cpu/fused_dense_act.h"
+#include "shared_params.h"
 #include "weft/channel_block.h"
 #include "weft/dtype.h"
 #include "weft/status.h"
@@ -19,15 +20,8 @@ namespace cpu {
 
 namespace {
 
-// _bn_fold's and _layout_block's parameters, decoded once per node
-// (ParamValues::Decoded).
-struct BnFoldParams {
-  bool has_bias = false, fix_gamma = true;
-  double eps = 1e-3;
-  static BnFoldParams Decode(const ParamValues& p) {
-    return {!p.GetBool("no_bias"), p.GetBool("fix_gamma"), p.GetFloat("eps")};
-  }
-};
+// _layout_block's parameter, decoded once per node (ParamValues::Decoded;
+// _bn_fold's are shared_params.h's BnFoldParams).
 struct LayoutBlockParams {
   int64_t block = 1;
   static LayoutBlockParams Decode(const ParamValues& p) { return {p.GetInt("block")}; }

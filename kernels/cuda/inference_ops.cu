@@ -6,21 +6,13 @@
 
 #include "cuda/cuda_util.h"
 #include "cuda/inference_ops.h"
+#include "shared_params.h"
 #include "weft/dtype.h"
 
 namespace weft {
 namespace cuda {
 
 namespace {
-
-// _bn_fold's parameters, decoded once per node (ParamValues::Decoded).
-struct BnFoldParams {
-  bool has_bias = false, fix_gamma = true;
-  double eps = 1e-3;
-  static BnFoldParams Decode(const ParamValues& p) {
-    return {!p.GetBool("no_bias"), p.GetBool("fix_gamma"), p.GetFloat("eps")};
-  }
-};
 
 template <typename T>
 __device__ void StoreReq(T* dst, T v, bool add) {

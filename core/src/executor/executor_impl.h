@@ -184,6 +184,9 @@ bool IsParameterName(const std::string& name);
 // off or WEFT_EXEC_OPTIMIZE is "0" (throws Error(kInvalidArgument) for a
 // value other than 0 or 1).
 bool ResolveOptimizeInference(bool option);
+// Whether WEFT_CUDA_GRAPHS asks for recorded GPU segments (SegmentGraph):
+// "1"; unset, empty or "0": no; another value is Error(kInvalidArgument).
+bool ResolveCudaGraphs();
 
 // The inference passes over `forward`, whose subgraph operators are inlined
 // first (pass::ExpandSubgraphs), in order (SimplifyInference,

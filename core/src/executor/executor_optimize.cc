@@ -36,15 +36,25 @@ bool IsParameterName(const std::string& name) {
   return false;
 }
 
-bool ResolveOptimizeInference(bool option) {
-  if (!option) return false;
-  const char* env = std::getenv("WEFT_EXEC_OPTIMIZE");
-  if (!env || !*env) return true;
+namespace {
+
+// The switch `var`: `unset` when unset or empty, else "0" or "1".
+bool EnvSwitch(const char* var, bool unset) {
+  const char* env = std::getenv(var);
+  if (!env || !*env) return unset;
   const std::string v(env);
   if (v == "0") return false;
   if (v == "1") return true;
-  Fail(StatusCode::kInvalidArgument, "WEFT_EXEC_OPTIMIZE is '", v, "', expected 0 or 1");
+  Fail(StatusCode::kInvalidArgument, var, " is '", v, "', expected 0 or 1");
 }
+
+}  // namespace
+
+bool ResolveOptimizeInference(bool option) {
+  return option && EnvSwitch("WEFT_EXEC_OPTIMIZE", true);
+}
+
+bool ResolveCudaGraphs() { return EnvSwitch("WEFT_CUDA_GRAPHS", false); }
 
 Graph OptimizeInference(const OpRegistry& reg, const KernelRegistry& kernels, DeviceType dev,
                         const Graph& forward, std::vector<std::string>* applied) {

@@ -1,21 +1,11 @@
 #include "executor/segment_graph.h"
 
-#include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "weft/status.h"
 
 namespace weft {
-
-bool ResolveCudaGraphs() {
-  const char* env = std::getenv("WEFT_CUDA_GRAPHS");
-  if (!env || !*env) return false;
-  const std::string v(env);
-  if (v == "0") return false;
-  if (v == "1") return true;
-  Fail(StatusCode::kInvalidArgument, "WEFT_CUDA_GRAPHS is '", v, "', expected 0 or 1");
-}
 
 SegmentGraph::~SegmentGraph() {
   MutexLock lock(&mu_);

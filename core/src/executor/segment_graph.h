@@ -17,10 +17,6 @@
 
 namespace weft {
 
-// Whether WEFT_CUDA_GRAPHS asks for recorded segments ("1"; unset or "0":
-// no); another value is Error(kInvalidArgument).
-bool ResolveCudaGraphs();
-
 class SegmentGraph {
  public:
   SegmentGraph(DeviceAPI* api, Context ctx) : api_(api), ctx_(ctx) {}
