@@ -10,21 +10,26 @@
 # step at batch 32 (forward, backward, SGD-momentum update, on gpu(0)) beside PyTorch's
 # (bench/gpu/torch_train_step.py): the same weights, one random batch, train-mode BatchNorm,
 # and once more with weft timing cuDNN's algorithms (WEFT_CUDNN_AUTOTUNE=1, marked autotune=1).
+# With --amp "float16 bfloat16" (default float16; "" for none) each rep and batch also times
+# weft's AMP-converted model (--amp: MXNet's lists, cuDNN/cuBLAS on tensor cores; eager and
+# graphs=1) beside PyTorch's model.to(dtype) (torch_bench.py --dtype), both within 10 %
+# of the float32 output and reporting top1_agree.
 # Usage: bench/gpu/bench_gpu.sh BENCH_BINARY DATA_DIR [--reps R] [--iters N] [--batches "1 32"]
-#          [--train TRAIN_BINARY]
+#          [--train TRAIN_BINARY] [--amp DTYPES]
 # DATA_DIR is made by bench/infer_peers/export_models.py DATA_DIR resnet18 when missing
 # (WEFT_EXPORT_ONNX=0: no ONNX file). PYTHON (default python3) must have torch with CUDA.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bench="$1" data="$2"
 shift 2
-reps=3 iters=50 batches="1 32" py="${PYTHON:-python3}" train=""
+reps=3 iters=50 batches="1 32" py="${PYTHON:-python3}" train="" amp="float16"
 while (($#)); do
   case "$1" in
     --reps) reps="$2"; shift 2 ;;
     --iters) iters="$2"; shift 2 ;;
     --batches) batches="$2"; shift 2 ;;
     --train) train="$2"; shift 2 ;;
+    --amp) amp="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +43,14 @@ for rep in $(seq 1 "$reps"); do
       --warmup 10) rep=$rep graphs=1"
     echo "$("$py" "$root/bench/infer_peers/torch_bench.py" "$data" resnet18 "$b" --device cuda \
       --iters "$iters" --warmup 10) rep=$rep"
+    for t in $amp; do
+      echo "$("$bench" "$data" resnet18 "$b" --ctx gpu --iters "$iters" --warmup 10 --amp "$t" \
+        --tolerance 0.1) rep=$rep"
+      echo "$(WEFT_CUDA_GRAPHS=1 "$bench" "$data" resnet18 "$b" --ctx gpu --iters "$iters" \
+        --warmup 10 --amp "$t" --tolerance 0.1) rep=$rep graphs=1"
+      echo "$("$py" "$root/bench/infer_peers/torch_bench.py" "$data" resnet18 "$b" --device cuda \
+        --iters "$iters" --warmup 10 --dtype "$t" --tolerance 0.1) rep=$rep"
+    done
   done
   if [ -n "$train" ]; then
     echo "$("$train" "$data" resnet18 32 --ctx gpu --iters 20 --warmup 5) rep=$rep"

@@ -6,6 +6,9 @@
 // takes consecutive packed matrices (strides m*k, k*n, m*n); RowGemmStrided
 // takes operands with any leading dimensions and batch strides. Extents
 // beyond cuBLAS's int range fail with kNotImplemented naming `op`.
+// float16 and bfloat16 operands (__half, __nv_bfloat16) multiply on tensor
+// cores accumulating in float (cublasGemm*Ex, CUBLAS_COMPUTE_32F, as
+// MXNet's default), with float alpha and beta.
 #ifndef WEFT_KERNELS_CUDA_CUBLAS_GEMM_H_
 #define WEFT_KERNELS_CUDA_CUBLAS_GEMM_H_
 
@@ -14,6 +17,7 @@
 #include <type_traits>
 
 #include "cuda/cuda_handles.h"
+#include "cuda/reduced_float.cuh"
 
 namespace weft {
 namespace cuda {
@@ -44,36 +48,41 @@ struct Strided {
 // projections in place this way).
 template <typename T>
 void RowGemmStrided(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int64_t n,
-                    int64_t k, T alpha, Strided<const T> a, Strided<const T> b, T beta,
+                    int64_t k, Acc<T> alpha, Strided<const T> a, Strided<const T> b, Acc<T> beta,
                     Strided<T> c, int64_t batch) {
-  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value, "float or double");
   const int M = BlasDim(m, op), N = BlasDim(n, op), K = BlasDim(k, op);
   const int lda = BlasDim(a.ld, op), ldb = BlasDim(b.ld, op), ldc = BlasDim(c.ld, op);
-  if (batch == 1) {
-    if constexpr (std::is_same<T, float>::value)
+  const int count = BlasDim(batch, op);
+  if constexpr (std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value) {
+    const cudaDataType type = std::is_same<T, __half>::value ? CUDA_R_16F : CUDA_R_16BF;
+    WEFT_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p, type, ldb, b.stride, a.p, type, lda,
+        a.stride, &beta, c.p, type, ldc, c.stride, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  } else if constexpr (std::is_same<T, float>::value) {
+    if (batch == 1)
       WEFT_CUBLAS_CHECK(cublasSgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p, ldb, a.p, lda,
                                     &beta, c.p, ldc));
     else
+      WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
+                                                  ldb, b.stride, a.p, lda, a.stride, &beta, c.p,
+                                                  ldc, c.stride, count));
+  } else {
+    static_assert(std::is_same<T, double>::value, "float, double, __half or __nv_bfloat16");
+    if (batch == 1)
       WEFT_CUBLAS_CHECK(cublasDgemm(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p, ldb, a.p, lda,
                                     &beta, c.p, ldc));
-    return;
+    else
+      WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
+                                                  ldb, b.stride, a.p, lda, a.stride, &beta, c.p,
+                                                  ldc, c.stride, count));
   }
-  const int count = BlasDim(batch, op);
-  if constexpr (std::is_same<T, float>::value)
-    WEFT_CUBLAS_CHECK(cublasSgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
-                                                ldb, b.stride, a.p, lda, a.stride, &beta, c.p, ldc,
-                                                c.stride, count));
-  else
-    WEFT_CUBLAS_CHECK(cublasDgemmStridedBatched(h, BlasOp(tb), BlasOp(ta), N, M, K, &alpha, b.p,
-                                                ldb, b.stride, a.p, lda, a.stride, &beta, c.p, ldc,
-                                                c.stride, count));
 }
 
 // One row-major product, or `batch` of them over consecutive packed
 // matrices.
 template <typename T>
 void RowGemm(cublasHandle_t h, const char* op, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-             T alpha, const T* a, const T* b, T beta, T* c, int64_t batch = 1) {
+             Acc<T> alpha, const T* a, const T* b, Acc<T> beta, T* c, int64_t batch = 1) {
   RowGemmStrided<T>(h, op, ta, tb, m, n, k, alpha, {a, ta ? m : k, m * k}, {b, tb ? k : n, k * n},
                     beta, {c, n, m * n}, batch);
 }

@@ -130,9 +130,13 @@ cudnnDataType_t CudnnType(DType t, const char* op) {
       return CUDNN_DATA_FLOAT;
     case DType::kFloat64:
       return CUDNN_DATA_DOUBLE;
+    case DType::kFloat16:
+      return CUDNN_DATA_HALF;
+    case DType::kBFloat16:
+      return CUDNN_DATA_BFLOAT16;
     default:
       Fail(StatusCode::kDType, "operator ", op, " (CUDA): dtype ", DTypeName(t),
-           " is not supported (expected float32 or float64)");
+           " is not supported (expected float32, float64, float16 or bfloat16)");
   }
 }
 

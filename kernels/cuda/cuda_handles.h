@@ -46,13 +46,15 @@ namespace cuda {
 cublasHandle_t CublasHandle(const OpContext& ctx);
 cudnnHandle_t CudnnHandle(const OpContext& ctx);
 
-// CUDNN_DATA_FLOAT / _DOUBLE; other dtypes fail with kDType naming `op`.
+// CUDNN_DATA_FLOAT / _DOUBLE / _HALF / _BFLOAT16; other dtypes fail with
+// kDType naming `op` (a kernel not marked as computing the reduced floats
+// never sees them: they reach it in float32 between Casts).
 cudnnDataType_t CudnnType(DType t, const char* op);
 // A checked int for descriptor extents (cuDNN takes int).
 int CudnnDim(int64_t v, const char* op);
 
 // alpha/beta scalars in the type cuDNN expects for `t` (double for float64
-// data, float otherwise).
+// data, float otherwise: float16 and bfloat16 data scale in float).
 class Scalar {
  public:
   Scalar(DType t, double v) : f_(static_cast<float>(v)), d_(v), dbl_(t == DType::kFloat64) {}

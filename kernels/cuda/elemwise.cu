@@ -8,15 +8,17 @@
 // scalar comparisons) and their gradients, and the broadcasting forward
 // ops (broadcast_add/sub/mul/div/maximum/minimum/power and the six
 // comparisons; kernels/cpu/broadcast.cc) with the gradients of div,
-// maximum, minimum and power, for float32 and float64. One map kernel
-// per dtype switches on the (uniform) op code, which keeps nvcc's work to
-// two instantiations. Every kernel honours kNull/kWrite/kInplace/kAdd and
+// maximum, minimum and power, for float32 and float64; the map and
+// broadcast forward kernels also for float16 and bfloat16 (in float). One
+// map kernel per dtype switches on the (uniform) op code, which keeps
+// nvcc's work to four instantiations. Every kernel honours kNull/kWrite/kInplace/kAdd and
 // tolerates an output aliasing an input (each element is read first).
 #include <cmath>
 
 #include "cuda/cuda_util.h"
 #include "cuda/elemwise.cuh"
 #include "cuda/reduce.cuh"
+#include "cuda/reduced_float.cuh"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -172,24 +174,29 @@ __host__ __device__ inline T Apply(MapOp f, T a, T b, T s, T s2) {
   return T(0);
 }
 
+// float16/bfloat16 elements compute in float (Acc) and round once when
+// stored, as the CPU's float32 fallback.
 template <typename T>
-__global__ void MapKernel(MapOp f, const T* a, const T* b, T s, T s2, T* y, int64_t n, bool add) {
+__global__ void MapKernel(MapOp f, const T* a, const T* b, Acc<T> s, Acc<T> s2, T* y, int64_t n,
+                          bool add) {
+  using A = Acc<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    const T v = Apply(f, a[i], b ? b[i] : T(0), s, s2);
-    y[i] = add ? y[i] + v : v;
+    const A v = Apply(f, static_cast<A>(a[i]), b ? static_cast<A>(b[i]) : A(0), s, s2);
+    y[i] = StoreAs<T>(add ? static_cast<A>(y[i]) + v : v);
   }
 }
 
 template <typename T>
 __global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, const T* b, T* y,
                                    int64_t n, bool add) {
+  using A = Acc<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     int64_t ia, ib;
     index.Offsets(i, &ia, &ib);
-    const T v = Apply(f, a[ia], b[ib], T(0), T(0));
-    y[i] = add ? y[i] + v : v;
+    const A v = Apply(f, static_cast<A>(a[ia]), static_cast<A>(b[ib]), A(0), A(0));
+    y[i] = StoreAs<T>(add ? static_cast<A>(y[i]) + v : v);
   }
 }
 
@@ -453,11 +460,11 @@ Kernel BroadcastGradKernelFor(const char* name, BinGrad f) {
 void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b, double s,
                void* y, int64_t n, OpReq req, const char* op, double s2) {
   if (req == OpReq::kNull || n == 0) return;
-  DispatchFloat(t, op, [&](auto v) {
+  DispatchDeviceFloat(t, op, [&](auto v) {
     using T = decltype(v);
     MapKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
-        f, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T>(s),
-        static_cast<T>(s2), static_cast<T*>(y), n, req == OpReq::kAdd);
+        f, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<Acc<T>>(s),
+        static_cast<Acc<T>>(s2), static_cast<T*>(y), n, req == OpReq::kAdd);
   });
 }
 
@@ -465,7 +472,7 @@ void LaunchBroadcastMap(const OpContext& ctx, MapOp f, DType t, const void* a, c
                         const BroadcastIndex& index, void* y, int64_t n, OpReq req,
                         const char* op) {
   if (req == OpReq::kNull || n == 0) return;
-  DispatchFloat(t, op, [&](auto v) {
+  DispatchDeviceFloat(t, op, [&](auto v) {
     using T = decltype(v);
     BroadcastMapKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
         f, index, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n,
@@ -475,9 +482,10 @@ void LaunchBroadcastMap(const OpContext& ctx, MapOp f, DType t, const void* a, c
 
 void RegisterElemwiseCuda(KernelRegistry* reg) {
   for (const MapEntry& e : kMapEntries)
-    reg->Add(e.name, DeviceType::kGPU, MapKernelFor(e.name, e.f, e.binary, e.sc));
+    reg->Add(e.name, DeviceType::kGPU,
+             WithReducedFloats(MapKernelFor(e.name, e.f, e.binary, e.sc)));
   for (const BroadcastEntry& e : kBroadcastEntries)
-    reg->Add(e.name, DeviceType::kGPU, BroadcastKernelFor(e.name, e.f));
+    reg->Add(e.name, DeviceType::kGPU, WithReducedFloats(BroadcastKernelFor(e.name, e.f)));
   for (const BinaryGradEntry& e : kBinaryGradEntries)
     reg->Add(e.name, DeviceType::kGPU, BinaryGradKernelFor(e.name, e.f));
   for (const BinaryGradEntry& e : kBroadcastGradEntries)

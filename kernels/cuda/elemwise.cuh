@@ -81,9 +81,10 @@ enum class MapOp : int {
 };
 
 // Runs y[i] = f(a[i], b[i], s, s2) for i < n on ctx's stream with request
-// `req` (kNull skips, kAdd accumulates); s and s2 are cast to the dtype.
+// `req` (kNull skips, kAdd accumulates); s and s2 are cast to the dtype
+// (float for float16/bfloat16, which compute in float and round once).
 // `b` may be null for ops that do not read it; `y` may alias `a` or `b`.
-// float32/float64, else Error(kDType) naming `op`. Does not wait for the
+// float32/float64/float16/bfloat16, else Error(kDType) naming `op`. Does not wait for the
 // kernel.
 void LaunchMap(const OpContext& ctx, MapOp f, DType t, const void* a, const void* b, double s,
                void* y, int64_t n, OpReq req, const char* op, double s2 = 0.0);

@@ -1,11 +1,13 @@
 // CUDA kernels of the inference passes' ops (core/src/op/inference_ops.cc;
 // semantics as kernels/cpu/inference_ops.cc): _bn_fold (float32/float64,
 // the scale in double as on the CPU) and the epilogue of the cuDNN
-// _fused_Convolution (bias, sum and activation in one pass).
+// _fused_Convolution (bias, sum and activation in one pass; float16 and
+// bfloat16 too, in float).
 #include <cmath>
 
 #include "cuda/cuda_util.h"
 #include "cuda/inference_ops.h"
+#include "cuda/reduced_float.cuh"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -69,15 +71,19 @@ __device__ T Act(int kind, T v, T lo, T hi) {
   return v;
 }
 
+// In float for float16/bfloat16 data (Acc), rounded once when stored.
 template <typename T>
 __global__ void EpilogueKernel(const T* conv, const T* bias, const T* sum, T* y, int64_t n,
-                               int64_t channels, int64_t inner, int kind, T lo, T hi, bool add) {
+                               int64_t channels, int64_t inner, int kind, Acc<T> lo, Acc<T> hi,
+                               bool add) {
+  using A = Acc<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    T v = conv[i];
-    if (bias) v += bias[i / inner % channels];
-    if (sum) v += sum[i];
-    StoreReq(&y[i], Act(kind, v, lo, hi), add);
+    A v = static_cast<A>(conv[i]);
+    if (bias) v += static_cast<A>(bias[i / inner % channels]);
+    if (sum) v += static_cast<A>(sum[i]);
+    v = Act(kind, v, lo, hi);
+    y[i] = StoreAs<T>(add ? static_cast<A>(y[i]) + v : v);
   }
 }
 
@@ -87,12 +93,12 @@ void LaunchConvEpilogue(const OpContext& ctx, DType t, const cpu::FusedConvAct& 
                         const void* conv, const void* bias, const void* sum, void* y, int64_t n,
                         int64_t channels, int64_t inner, OpReq req) {
   if (req == OpReq::kNull || n == 0) return;
-  DispatchFloat(t, "_fused_Convolution", [&](auto v) {
+  DispatchDeviceFloat(t, "_fused_Convolution", [&](auto v) {
     using T = decltype(v);
     EpilogueKernel<T><<<GridFor(n), kBlock, 0, StreamOf(ctx)>>>(
         static_cast<const T*>(conv), static_cast<const T*>(bias), static_cast<const T*>(sum),
-        static_cast<T*>(y), n, channels, inner, static_cast<int>(act.kind), static_cast<T>(act.lo),
-        static_cast<T>(act.hi), req == OpReq::kAdd);
+        static_cast<T*>(y), n, channels, inner, static_cast<int>(act.kind),
+        static_cast<Acc<T>>(act.lo), static_cast<Acc<T>>(act.hi), req == OpReq::kAdd);
   });
 }
 

@@ -11,7 +11,9 @@
 // with implicit GEMM as the fallback, chosen once per geometry, dtype,
 // device and direction and cached for the process (either way the choice
 // costs far more than a small convolution); the math type is FMA only (no TF32), so float32
-// results stay comparable to the CPU reference. Workspace is stream-ordered
+// results stay comparable to the CPU reference. float16 and bfloat16 data
+// compute in float (cuDNN's pseudo-half configuration, as MXNet's default)
+// on tensor cores (CUDNN_TENSOR_OP_MATH). Workspace is stream-ordered
 // device memory. Requests: kAdd through beta = 1, kNull skips.
 #include <array>
 #include <cstdlib>
@@ -39,6 +41,7 @@ struct ConvSetup {
   cudnnDataType_t type;
 
   ConvSetup(const ConvGeom& g, DType t, const char* op) : type(CudnnType(t, op)) {
+    const bool reduced = IsReducedFloat(t);
     x.Set(t, g.n, g.c, g.h, g.w, op);
     y.Set(t, g.n, g.f, g.oh, g.ow, op);
     b.Set(t, 1, g.f, 1, 1, op);
@@ -47,9 +50,11 @@ struct ConvSetup {
                                                 CudnnDim(g.kw, op)));
     WEFT_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
         conv.d, CudnnDim(g.ph, op), CudnnDim(g.pw, op), CudnnDim(g.sh, op), CudnnDim(g.sw, op),
-        CudnnDim(g.dh, op), CudnnDim(g.dw, op), CUDNN_CROSS_CORRELATION, type));
+        CudnnDim(g.dh, op), CudnnDim(g.dw, op), CUDNN_CROSS_CORRELATION,
+        reduced ? CUDNN_DATA_FLOAT : type));
     WEFT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv.d, CudnnDim(g.groups, op)));
-    WEFT_CUDNN_CHECK(cudnnSetConvolutionMathType(conv.d, CUDNN_FMA_MATH));
+    WEFT_CUDNN_CHECK(
+        cudnnSetConvolutionMathType(conv.d, reduced ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
   }
 };
 
@@ -223,9 +228,16 @@ void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s
                                      a.ws_bytes, beta.ptr(), s.w.d, dw));
 }
 
-// bias (C) added to every position of `y` described by `desc` (N, C, H, W).
-void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DType t,
-             const TensorDesc& desc, void* y) {
+// bias (C) added to every position of `y` described by `desc` (n, c, h, w):
+// cudnnAddTensor, or for float16/bfloat16 the epilogue kernel (in float).
+void AddBias(const OpContext& ctx, cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias,
+             DType t, const TensorDesc& desc, const ConvGeom& g, bool on_x, void* y) {
+  if (IsReducedFloat(t)) {
+    const int64_t c = on_x ? g.c : g.f, inner = on_x ? g.h * g.w : g.oh * g.ow;
+    LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, y, bias, nullptr, y, g.n * c * inner, c, inner,
+                       OpReq::kWrite);
+    return;
+  }
   const Scalar one(t, 1.0);
   WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), bias_desc.d, bias, one.ptr(), desc.d, y));
 }
@@ -247,7 +259,7 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
   RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[0], out[0].dptr);
-  if (in.size() > 2) AddBias(h, s.b, in[2].dptr, t, s.y, out[0].dptr);
+  if (in.size() > 2) AddBias(ctx, h, s.b, in[2].dptr, t, s.y, g, false, out[0].dptr);
   Finish(ctx, op);
 }
 
@@ -335,7 +347,7 @@ void DeconvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::
   bias.Set(t, 1, g.c, 1, 1, op);
   cudnnHandle_t h = CudnnHandle(ctx);
   RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[0], out[0].dptr);
-  if (in.size() > 2) AddBias(h, bias, in[2].dptr, t, s.x, out[0].dptr);
+  if (in.size() > 2) AddBias(ctx, h, bias, in[2].dptr, t, s.x, g, true, out[0].dptr);
   Finish(ctx, op);
 }
 
@@ -364,12 +376,15 @@ void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
 }  // namespace
 
 void RegisterNNConvCuda(KernelRegistry* reg) {
-  reg->Add("Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionCuda, true});
-  reg->Add("_backward_Convolution", DeviceType::kGPU, {"cudnn", 0, ConvolutionBackwardCuda, true});
-  reg->Add("_fused_Convolution", DeviceType::kGPU, {"cudnn", 0, FusedConvolutionCuda, true});
-  reg->Add("Deconvolution", DeviceType::kGPU, {"cudnn", 0, DeconvolutionCuda, true});
+  reg->Add("Convolution", DeviceType::kGPU, WithReducedFloats({"cudnn", 0, ConvolutionCuda, true}));
+  reg->Add("_backward_Convolution", DeviceType::kGPU,
+           WithReducedFloats({"cudnn", 0, ConvolutionBackwardCuda, true}));
+  reg->Add("_fused_Convolution", DeviceType::kGPU,
+           WithReducedFloats({"cudnn", 0, FusedConvolutionCuda, true}));
+  reg->Add("Deconvolution", DeviceType::kGPU,
+           WithReducedFloats({"cudnn", 0, DeconvolutionCuda, true}));
   reg->Add("_backward_Deconvolution", DeviceType::kGPU,
-           {"cudnn", 0, DeconvolutionBackwardCuda, true});
+           WithReducedFloats({"cudnn", 0, DeconvolutionBackwardCuda, true}));
 }
 
 }  // namespace cuda

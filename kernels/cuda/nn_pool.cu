@@ -10,11 +10,14 @@
 // padding (pad >= kernel, where the reference gives 0), nor cudnn_off; those
 // cases run the direct kernels below, which follow the reference window by
 // window (max routes the gradient to the first maximum in row-major order).
+// float16 data: cuDNN's half pooling; bfloat16 (whose legacy cuDNN support
+// is not documented) and the direct cases: the direct kernels, in float.
 // The cuDNN gradient needs the forward output, which it recomputes into
 // scratch memory since _backward_Pooling receives only (ograd, data).
 #include <string>
 
 #include "cuda/cuda_handles.h"
+#include "cuda/reduced_float.cuh"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
 
@@ -30,8 +33,8 @@ struct CudnnOff {
 };
 
 // Whether cuDNN computes exactly what the reference does (see the top).
-bool CudnnMatches(const PoolGeom& g, const ParamValues& p) {
-  if (p.Decoded<CudnnOff>().off) return false;
+bool CudnnMatches(const PoolGeom& g, const ParamValues& p, DType t) {
+  if (p.Decoded<CudnnOff>().off || t == DType::kBFloat16) return false;
   auto axis_ok = [](int64_t x, int64_t o, int64_t k, int64_t s, int64_t pad) {
     return pad < k && x + 2 * pad >= k && (x + 2 * pad - k) / s + 1 == o;
   };
@@ -60,42 +63,46 @@ __device__ Window WindowAt(const PoolGeom& g, int64_t oy, int64_t ox) {
 // Plane offset of the first maximum of `win` (row-major, strict >).
 template <typename T>
 __device__ int64_t ArgMax(const PoolGeom& g, const T* xp, const Window& win) {
+  using A = Acc<T>;
   int64_t best = win.y0 * g.w + win.x0;
-  T best_v = xp[best];
+  A best_v = static_cast<A>(xp[best]);
   for (int64_t iy = win.y0; iy < win.y1; ++iy)
     for (int64_t ix = win.x0; ix < win.x1; ++ix)
-      if (xp[iy * g.w + ix] > best_v) {
-        best_v = xp[iy * g.w + ix];
+      if (static_cast<A>(xp[iy * g.w + ix]) > best_v) {
+        best_v = static_cast<A>(xp[iy * g.w + ix]);
         best = iy * g.w + ix;
       }
   return best;
 }
 
+// In float for float16/bfloat16 (Acc), rounded once when stored.
 template <typename T>
 __global__ void PoolFwdDirect(PoolGeom g, const T* x, T* y, bool add) {
+  using A = Acc<T>;
   const int64_t P = g.oh * g.ow, total = g.planes * P;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const int64_t pl = i / P, oy = (i % P) / g.ow, ox = i % g.ow;
     const T* xp = x + pl * g.h * g.w;
     const Window win = WindowAt(g, oy, ox);
-    T v = T(0);
+    A v = A(0);
     if (win.y0 < win.y1 && win.x0 < win.x1) {
       if (g.kind == PoolKind::kMax) {
-        v = xp[ArgMax(g, xp, win)];
+        v = static_cast<A>(xp[ArgMax(g, xp, win)]);
       } else {
         for (int64_t iy = win.y0; iy < win.y1; ++iy)
-          for (int64_t ix = win.x0; ix < win.x1; ++ix) v += xp[iy * g.w + ix];
-        if (g.kind == PoolKind::kAvg) v /= static_cast<T>(win.count);
+          for (int64_t ix = win.x0; ix < win.x1; ++ix) v += static_cast<A>(xp[iy * g.w + ix]);
+        if (g.kind == PoolKind::kAvg) v /= static_cast<A>(win.count);
       }
     }
-    y[i] = add ? y[i] + v : v;
+    y[i] = StoreAs<T>(add ? static_cast<A>(y[i]) + v : v);
   }
 }
 
 // One thread per input element, gathering from the windows covering it.
 template <typename T>
 __global__ void PoolBwdDirect(PoolGeom g, const T* dy, const T* x, T* dx, bool add) {
+  using A = Acc<T>;
   const int64_t HW = g.h * g.w, total = g.planes * HW;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
@@ -107,21 +114,21 @@ __global__ void PoolBwdDirect(PoolGeom g, const T* dy, const T* x, T* dx, bool a
     const int64_t yhi = min(g.oh - 1, (iy + g.ph) / g.sh);
     const int64_t xlo = max(int64_t(0), (ix + g.pw - g.kw + g.sw) / g.sw);
     const int64_t xhi = min(g.ow - 1, (ix + g.pw) / g.sw);
-    T s = T(0);
+    A s = A(0);
     for (int64_t oy = ylo; oy <= yhi; ++oy) {
       if (oy * g.sh - g.ph > iy || oy * g.sh - g.ph + g.kh <= iy) continue;
       for (int64_t ox = xlo; ox <= xhi; ++ox) {
         if (ox * g.sw - g.pw > ix || ox * g.sw - g.pw + g.kw <= ix) continue;
         const Window win = WindowAt(g, oy, ox);
-        const T d = dyp[oy * g.ow + ox];
+        const A d = static_cast<A>(dyp[oy * g.ow + ox]);
         if (g.kind == PoolKind::kMax) {
           if (ArgMax(g, xp, win) == iy * g.w + ix) s += d;
         } else {
-          s += g.kind == PoolKind::kAvg ? d / static_cast<T>(win.count) : d;
+          s += g.kind == PoolKind::kAvg ? d / static_cast<A>(win.count) : d;
         }
       }
     }
-    dx[i] = add ? dx[i] + s : s;
+    dx[i] = StoreAs<T>(add ? static_cast<A>(dx[i]) + s : s);
   }
 }
 
@@ -156,13 +163,13 @@ void PoolingCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
   const PoolGeom g = MakePoolGeom(attrs.params, in[0].shape, out[0].shape);
   const DType t = in[0].dtype;
-  if (CudnnMatches(g, attrs.params)) {
+  if (CudnnMatches(g, attrs.params, t)) {
     CudnnPool c(g, t, op);
     const Scalar alpha(t, c.alpha), beta(t, BetaOf(req[0]));
     WEFT_CUDNN_CHECK(cudnnPoolingForward(CudnnHandle(ctx), c.pool.d, alpha.ptr(), c.x.d, in[0].dptr,
                                          beta.ptr(), c.y.d, out[0].dptr));
   } else {
-    DispatchFloat(t, op, [&](auto v) {
+    DispatchDeviceFloat(t, op, [&](auto v) {
       using T = decltype(v);
       PoolFwdDirect<T><<<GridFor(out[0].Size()), kBlock, 0, StreamOf(ctx)>>>(
           g, in[0].data<T>(), out[0].data<T>(), req[0] == OpReq::kAdd);
@@ -179,7 +186,7 @@ void PoolingBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
   const PoolGeom g = MakePoolGeom(attrs.params, in[1].shape, in[0].shape);
   const DType t = in[0].dtype;
-  if (CudnnMatches(g, attrs.params)) {
+  if (CudnnMatches(g, attrs.params, t)) {
     CudnnPool c(g, t, op);
     cudnnHandle_t h = CudnnHandle(ctx);
     DeviceBuffer y(ctx, in[0].Bytes());
@@ -190,7 +197,7 @@ void PoolingBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std
                                           in[0].dptr, c.x.d, in[1].dptr, beta.ptr(), c.x.d,
                                           out[0].dptr));
   } else {
-    DispatchFloat(t, op, [&](auto v) {
+    DispatchDeviceFloat(t, op, [&](auto v) {
       using T = decltype(v);
       PoolBwdDirect<T><<<GridFor(out[0].Size()), kBlock, 0, StreamOf(ctx)>>>(
           g, in[0].data<T>(), in[1].data<T>(), out[0].data<T>(), req[0] == OpReq::kAdd);
@@ -202,8 +209,9 @@ void PoolingBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std
 }  // namespace
 
 void RegisterNNPoolCuda(KernelRegistry* reg) {
-  reg->Add("Pooling", DeviceType::kGPU, {"cudnn", 0, PoolingCuda, true});
-  reg->Add("_backward_Pooling", DeviceType::kGPU, {"cudnn", 0, PoolingBackwardCuda, true});
+  reg->Add("Pooling", DeviceType::kGPU, WithReducedFloats({"cudnn", 0, PoolingCuda, true}));
+  reg->Add("_backward_Pooling", DeviceType::kGPU,
+           WithReducedFloats({"cudnn", 0, PoolingBackwardCuda, true}));
 }
 
 }  // namespace cuda

@@ -128,6 +128,47 @@ TEST_P(ReducedTable, EveryCaseMatchesFloat32OnTheRoundedInputs) {
   EXPECT_GT(compared, 100);
 }
 
+// The same table on the GPU (skipped without one): every comparable case
+// whose op has a GPU kernel, invoked on gpu(0) with float16/bfloat16 inputs
+// (kernels computing the reduced floats themselves: cuDNN and cuBLAS on
+// tensor cores and the map kernels, in float; the others in float32
+// between Casts), against the CPU's float32 result on the rounded inputs.
+// Two roundings of the dtype: a GPU kernel may round an intermediate the
+// CPU keeps in float (the convolution before _fused_Convolution's
+// epilogue).
+TEST_P(ReducedTable, GpuMatchesFloat32OnTheRoundedInputs) {
+  if (test::GpuCount() == 0) GTEST_SKIP() << "no GPU";
+  const DType t = GetParam();
+  const KernelRegistry& kernels = Runtime::Global().kernels();
+  int compared = 0, native = 0;
+  for (const test::BackendCase& c : test::BackendCases()) {
+    const Kernel* k = Comparable(c) ? kernels.Find(c.op, DeviceType::kGPU) : nullptr;
+    if (!k || std::count(c.opts.skip.begin(), c.opts.skip.end(), "gpu/" + k->backend)) continue;
+    SCOPED_TRACE(c.group + ": " + c.op + " in " + DTypeName(t) + " on gpu/" + k->backend);
+    std::vector<NDArray> reduced, rounded;
+    for (const NDArray& a : CaseInputs(c)) {
+      reduced.push_back(a.dtype() == DType::kFloat32 ? CastTo(a, t) : a);
+      rounded.push_back(a.dtype() == DType::kFloat32 ? CastTo(reduced.back(), DType::kFloat32) : a);
+    }
+    const std::vector<NDArray> ref = test::RunCpu(c.op, rounded, c.params, c.opts.train);
+    const std::vector<NDArray> got =
+        test::RunOn(Context::GPU(0), c.op, reduced, c.params, c.opts.train);
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (ref[i].dtype() == DType::kFloat32) {
+        EXPECT_EQ(got[i].dtype(), t) << "output " << i;
+      }
+      test::ExpectClose(test::Values(got[i]), test::Values(CastTo(ref[i], got[i].dtype())),
+                        c.opts.exact ? 0 : 2 * Tolerance(t), "output " + std::to_string(i),
+                        c.opts.exact);
+    }
+    ++compared;
+    native += k->Computes(t);
+  }
+  EXPECT_GT(native, 10) << "cases run by GPU kernels computing " << DTypeName(t) << " themselves";
+  EXPECT_GT(compared, native);
+}
+
 INSTANTIATE_TEST_SUITE_P(DTypes, ReducedTable, ::testing::Values(DType::kFloat16, DType::kBFloat16),
                          [](const ::testing::TestParamInfo<DType>& info) {
                            return std::string(DTypeName(info.param));
@@ -155,6 +196,31 @@ TEST(ReducedFloat, NativeKernelsSkipTheFallback) {
 
 // A source op asked for a reduced float it cannot make computes in float32
 // and casts: _random_uniform(dtype=float16) draws like float32 and rounds.
+// The GPU kernels that compute float16 and bfloat16 themselves in a CUDA
+// build (the rest reach the GPU in float32 between Casts, listed by
+// weft_executor_float32_nodes).
+TEST(ReducedFloat, GpuKernelsComputingReducedFloats) {
+#if WEFT_USE_CUDA
+  const KernelRegistry& k = Runtime::Global().kernels();
+  for (const char* op :
+       {"Convolution", "_backward_Convolution", "_fused_Convolution", "Deconvolution",
+        "_backward_Deconvolution", "FullyConnected", "_backward_FullyConnected", "Pooling",
+        "_backward_Pooling", "Activation", "_backward_Activation", "relu", "elemwise_add",
+        "_plus_scalar", "broadcast_mul", "Cast", "amp_cast", "amp_multicast"}) {
+    const Kernel* g = k.Find(op, DeviceType::kGPU);
+    ASSERT_NE(g, nullptr) << op;
+    EXPECT_TRUE(g->Computes(DType::kFloat16) && g->Computes(DType::kBFloat16)) << op;
+  }
+  for (const char* op : {"softmax", "BatchNorm", "_backward_div", "LayerNorm", "batch_dot"}) {
+    const Kernel* g = k.Find(op, DeviceType::kGPU);
+    ASSERT_NE(g, nullptr) << op;
+    EXPECT_FALSE(g->Computes(DType::kFloat16) || g->Computes(DType::kBFloat16)) << op;
+  }
+#else
+  GTEST_SKIP() << "built without CUDA";
+#endif
+}
+
 TEST(ReducedFloat, SourceOpsWithAReducedDTypeParameter) {
   NDArray r = test::Run("_random_uniform", {}, {{"shape", "(64,)"}, {"dtype", "float16"}})[0];
   EXPECT_EQ(r.dtype(), DType::kFloat16);

@@ -144,11 +144,17 @@ void ExpectClose(const std::vector<double>& got, const std::vector<double>& ref,
 
 std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
                             const StringMap& params, bool train, Runtime* rt) {
+  return RunOn(Context::CPU(0), op, in, params, train, rt);
+}
+
+std::vector<NDArray> RunOn(Context ctx, const std::string& op, const std::vector<NDArray>& in,
+                           const StringMap& params, bool train, Runtime* rt) {
   if (!rt) rt = &Runtime::Global();
   std::vector<NDArray> outs;
   InvokeOptions o;
   o.is_train = train;
-  Invoke(rt, op, Copies(in, Context::CPU(0)), params, &outs, o);
+  Invoke(rt, op, Copies(in, ctx), params, &outs, o);
+  if (ctx.dev_type != DeviceType::kCPU) outs = Copies(outs, Context::CPU(0));
   for (const auto& a : outs) a.WaitToRead();
   return outs;
 }

@@ -138,6 +138,10 @@ std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed);
 // reference path), e.g. to build a backward case's inputs.
 std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
                             const StringMap& params, bool train = false, Runtime* rt = nullptr);
+// The outputs of `op` invoked on `ctx` (its preferred kernel there) on
+// copies of `in`, returned on cpu(0).
+std::vector<NDArray> RunOn(Context ctx, const std::string& op, const std::vector<NDArray>& in,
+                           const StringMap& params, bool train = false, Runtime* rt = nullptr);
 
 // The table: every case added by WEFT_BACKEND_CASES, in link order, and
 // the names of its groups.
