@@ -1,7 +1,8 @@
 // CUDA kernels of dot, batch_dot and their gradients (semantics as
 // kernels/cpu/dot.cc): the GEMM views and gradient formulas are the shared
 // ones of kernels/cpu/dot.h, computed with cuBLAS; batch_dot's batch is one
-// strided-batched call per product rather than one call per element.
+// strided-batched call per product rather than one call per element;
+// float16/bfloat16 on tensor cores accumulating in float (RowGemm).
 #include "cpu/dot.h"
 #include "cuda/cublas_gemm.h"
 #include "weft/dtype.h"
@@ -24,7 +25,7 @@ struct CublasGemm {
     if (lda != (ta ? m : k) || ldb != (tb ? k : n) || ldc != n)
       Fail(StatusCode::kInternal, "operator ", op, " (cuBLAS): operands are not packed matrices");
     if (m * n == 0) return;
-    RowGemm(h, op, ta, tb, m, n, k, T(1), a, b, beta, c, batch);
+    RowGemm(h, op, ta, tb, m, n, k, Acc<T>(1), a, b, static_cast<Acc<T>>(beta), c, batch);
   }
 };
 
@@ -41,7 +42,7 @@ void Forward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBl
   cpu::GemmDims d = DimsOf(attrs, kBatched, in[0].shape, in[1].shape);
   const CublasGemm gemm{CublasHandle(ctx), op, d.batch};
   d.batch = 1;  // the functor runs the whole batch per call
-  DispatchFloat(in[0].dtype, op, [&](auto t) {
+  DispatchDeviceFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
     if (d.k == 0) {  // an empty inner dimension: the product is zero
       if (req[0] != OpReq::kAdd)
@@ -62,7 +63,7 @@ void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TB
   cpu::GemmDims d = DimsOf(attrs, kBatched, in[1].shape, in[2].shape);
   const CublasGemm gemm{CublasHandle(ctx), op, d.batch};
   d.batch = 1;
-  DispatchFloat(in[0].dtype, op, [&](auto t) {
+  DispatchDeviceFloat(in[0].dtype, op, [&](auto t) {
     using T = decltype(t);
     if (d.n == 0 || d.m == 0) {  // no ograd elements: both gradients are zero
       for (int i = 0; i < 2; ++i)
@@ -79,10 +80,12 @@ void Backward(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TB
 }  // namespace
 
 void RegisterDotCuda(KernelRegistry* reg) {
-  reg->Add("dot", DeviceType::kGPU, {"cublas", 0, Forward<false>, true});
-  reg->Add("batch_dot", DeviceType::kGPU, {"cublas", 0, Forward<true>, true});
-  reg->Add("_backward_dot", DeviceType::kGPU, {"cublas", 0, Backward<false>, true});
-  reg->Add("_backward_batch_dot", DeviceType::kGPU, {"cublas", 0, Backward<true>, true});
+  reg->Add("dot", DeviceType::kGPU, WithReducedFloats({"cublas", 0, Forward<false>, true}));
+  reg->Add("batch_dot", DeviceType::kGPU, WithReducedFloats({"cublas", 0, Forward<true>, true}));
+  reg->Add("_backward_dot", DeviceType::kGPU,
+           WithReducedFloats({"cublas", 0, Backward<false>, true}));
+  reg->Add("_backward_batch_dot", DeviceType::kGPU,
+           WithReducedFloats({"cublas", 0, Backward<true>, true}));
 }
 
 }  // namespace cuda

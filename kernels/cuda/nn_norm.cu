@@ -15,7 +15,10 @@
 // invstd * dy plus per-channel sums, computed by the kernels below (cuDNN
 // only differentiates through batch statistics). Requests: kAdd through
 // cuDNN's beta for the data, and the small store kernels for the rest.
+// float16/bfloat16 data (type D) takes float32 parameters and statistics
+// (P = Acc<D>, MXNet's BatchNorm dtypes), as cuDNN's batch norm does.
 #include "cuda/cuda_handles.h"
+#include "cuda/reduced_float.cuh"
 #include "nn_geometry.h"
 #include "weft/dtype.h"
 
@@ -64,17 +67,23 @@ __global__ void StoreVec(int64_t n, const T* src, T* dst, int req) {
   for (int64_t i = GridStart(); i < n; i += GridStep()) StoreReq(req, &dst[i], src ? src[i] : T(0));
 }
 
+// Element i of data type D in double.
+template <typename D>
+__device__ inline double Wide(const D* p, int64_t i) {
+  return static_cast<double>(static_cast<Acc<D>>(p[i]));
+}
+
 // Per channel (one block each): sums of dy and dy * (x - mean), in double.
-template <typename T>
-__global__ void ChannelSums(const BNGeom g, const T* dy, const T* x, const T* mean, double* sums) {
+template <typename D, typename P>
+__global__ void ChannelSums(const BNGeom g, const D* dy, const D* x, const P* mean, double* sums) {
   __shared__ double s_dy[kBlock], s_dyx[kBlock];
   const int64_t ch = blockIdx.x;
   const double mu = mean[ch];
   double a = 0, b = 0;
   for (int64_t j = threadIdx.x; j < g.Count(); j += blockDim.x) {
     const int64_t idx = ((j / g.inner) * g.c + ch) * g.inner + j % g.inner;
-    a += dy[idx];
-    b += dy[idx] * (x[idx] - mu);
+    a += Wide(dy, idx);
+    b += Wide(dy, idx) * (Wide(x, idx) - mu);
   }
   s_dy[threadIdx.x] = a;
   s_dyx[threadIdx.x] = b;
@@ -92,15 +101,21 @@ __global__ void ChannelSums(const BNGeom g, const T* dy, const T* x, const T* me
   }
 }
 
-// Fixed statistics: dx = gamma * invstd * dy (req-aware).
-template <typename T>
-__global__ void GlobalStatsDx(const BNGeom g, const T* dy, const T* gamma, const T* var, T* dx,
+// Fixed statistics: dx = gamma * invstd * dy (req-aware; a reduced float
+// adds in float and rounds once).
+template <typename D, typename P>
+__global__ void GlobalStatsDx(const BNGeom g, const D* dy, const P* gamma, const P* var, D* dx,
                               int req) {
   const int64_t total = g.outer * g.c * g.inner;
   for (int64_t i = GridStart(); i < total; i += GridStep()) {
     const int64_t ch = (i / g.inner) % g.c;
     const double gm = g.fix_gamma ? 1.0 : static_cast<double>(gamma[ch]);
-    StoreReq(req, &dx[i], static_cast<T>(gm / sqrt(static_cast<double>(var[ch]) + g.eps) * dy[i]));
+    const auto v =
+        static_cast<Acc<D>>(gm / sqrt(static_cast<double>(var[ch]) + g.eps) * Wide(dy, i));
+    if (req == static_cast<int>(OpReq::kAdd))
+      dx[i] = StoreAs<D>(static_cast<Acc<D>>(dx[i]) + v);
+    else if (req != static_cast<int>(OpReq::kNull))
+      dx[i] = StoreAs<D>(v);
   }
 }
 
@@ -116,11 +131,13 @@ __global__ void GlobalStatsParams(const BNGeom g, const double* sums, const T* v
   }
 }
 
+// The data's descriptor and the parameters' (float32 for float16/bfloat16
+// data).
 struct BNDescs {
   TensorDesc x, p;
   BNDescs(const BNGeom& g, DType t, const char* op) {
     x.Set(t, g.outer, g.c, g.inner, 1, op);
-    p.Set(t, 1, g.c, 1, 1, op);
+    p.Set(IsReducedFloat(t) ? DType::kFloat32 : t, 1, g.c, 1, 1, op);
   }
 };
 
@@ -137,8 +154,8 @@ void BatchNormCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vect
   cudnnHandle_t h = CudnnHandle(ctx);
   cudaStream_t s = StreamOf(ctx);
   const bool stats = out.size() == 3;
-  DispatchFloat(t, op, [&](auto v) {
-    using T = decltype(v);
+  DispatchDeviceFloat(t, op, [&](auto v) {
+    using T = Acc<decltype(v)>;  // the parameters' type
     const int64_t C = g.c;
     DeviceBuffer ones(ctx, g.fix_gamma ? C * sizeof(T) : 0);
     if (g.fix_gamma) Fill<T><<<GridFor(C), kBlock, 0, s>>>(ones.as<T>(), C, T(1));
@@ -185,8 +202,9 @@ void BatchNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   const DType t = in[0].dtype;
   if (g.Count() == 0 || g.c == 0) return;
   cudaStream_t s = StreamOf(ctx);
-  DispatchFloat(t, op, [&](auto v) {
-    using T = decltype(v);
+  DispatchDeviceFloat(t, op, [&](auto v) {
+    using D = decltype(v);
+    using T = Acc<D>;  // the parameters' type
     const int64_t C = g.c;
     if (g.batch_stats) {
       BNDescs d(g, t, op);
@@ -211,11 +229,11 @@ void BatchNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
       const T* mean = in[3].data<T>();
       const T* var = in[4].data<T>();
       DeviceBuffer sums(ctx, 2 * C * sizeof(double));
-      ChannelSums<T><<<static_cast<unsigned>(C), kBlock, 0, s>>>(
-          g, in[0].data<T>(), in[1].data<T>(), mean, sums.as<double>());
+      ChannelSums<D, T><<<static_cast<unsigned>(C), kBlock, 0, s>>>(
+          g, in[0].data<D>(), in[1].data<D>(), mean, sums.as<double>());
       if (req[0] != OpReq::kNull)
-        GlobalStatsDx<T><<<GridFor(g.outer * C * g.inner), kBlock, 0, s>>>(
-            g, in[0].data<T>(), in[2].data<T>(), var, out[0].data<T>(), R(req[0]));
+        GlobalStatsDx<D, T><<<GridFor(g.outer * C * g.inner), kBlock, 0, s>>>(
+            g, in[0].data<D>(), in[2].data<T>(), var, out[0].data<D>(), R(req[0]));
       GlobalStatsParams<T><<<GridFor(C), kBlock, 0, s>>>(
           g, sums.as<double>(), var, out[1].data<T>(), R(req[1]), out[2].data<T>(), R(req[2]));
       Finish(ctx, op);
@@ -226,8 +244,9 @@ void BatchNormBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
 }  // namespace
 
 void RegisterNNNormCuda(KernelRegistry* reg) {
-  reg->Add("BatchNorm", DeviceType::kGPU, {"cudnn", 0, BatchNormCuda, true});
-  reg->Add("_backward_BatchNorm", DeviceType::kGPU, {"cudnn", 0, BatchNormBackwardCuda, true});
+  reg->Add("BatchNorm", DeviceType::kGPU, WithReducedFloats({"cudnn", 0, BatchNormCuda, true}));
+  reg->Add("_backward_BatchNorm", DeviceType::kGPU,
+           WithReducedFloats({"cudnn", 0, BatchNormBackwardCuda, true}));
 }
 
 }  // namespace cuda

@@ -202,16 +202,34 @@ TEST(ReducedFloat, NativeKernelsSkipTheFallback) {
 TEST(ReducedFloat, GpuKernelsComputingReducedFloats) {
 #if WEFT_USE_CUDA
   const KernelRegistry& k = Runtime::Global().kernels();
-  for (const char* op :
-       {"Convolution", "_backward_Convolution", "_fused_Convolution", "Deconvolution",
-        "_backward_Deconvolution", "FullyConnected", "_backward_FullyConnected", "Pooling",
-        "_backward_Pooling", "Activation", "_backward_Activation", "relu", "elemwise_add",
-        "_plus_scalar", "broadcast_mul", "Cast", "amp_cast", "amp_multicast"}) {
+  for (const char* op : {"Convolution",
+                         "_backward_Convolution",
+                         "_fused_Convolution",
+                         "Deconvolution",
+                         "_backward_Deconvolution",
+                         "FullyConnected",
+                         "_backward_FullyConnected",
+                         "Pooling",
+                         "_backward_Pooling",
+                         "Activation",
+                         "_backward_Activation",
+                         "BatchNorm",
+                         "_backward_BatchNorm",
+                         "dot",
+                         "batch_dot",
+                         "_backward_batch_dot",
+                         "relu",
+                         "elemwise_add",
+                         "_plus_scalar",
+                         "broadcast_mul",
+                         "Cast",
+                         "amp_cast",
+                         "amp_multicast"}) {
     const Kernel* g = k.Find(op, DeviceType::kGPU);
     ASSERT_NE(g, nullptr) << op;
     EXPECT_TRUE(g->Computes(DType::kFloat16) && g->Computes(DType::kBFloat16)) << op;
   }
-  for (const char* op : {"softmax", "BatchNorm", "_backward_div", "LayerNorm", "batch_dot"}) {
+  for (const char* op : {"softmax", "_backward_div", "LayerNorm", "_bn_fold", "sum"}) {
     const Kernel* g = k.Find(op, DeviceType::kGPU);
     ASSERT_NE(g, nullptr) << op;
     EXPECT_FALSE(g->Computes(DType::kFloat16) || g->Computes(DType::kBFloat16)) << op;
