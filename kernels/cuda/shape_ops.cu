@@ -3,13 +3,15 @@
 // ElementWiseSum (semantics as kernels/cpu/shape_ops.cc and
 // kernels/cpu/elemwise_sum.cc): a write is a device-to-device copy
 // (nothing when the output aliases the input), an add one accumulating
-// kernel; the reshaping ops add float32/float64, identity every dtype but
-// float16, as on the CPU. ElementWiseSum (float32/float64) sums the first
+// kernel; the reshaping ops add float32/float64/float16/bfloat16 (the
+// reduced floats in float, rounded once), identity every dtype but the
+// reduced floats, as on the CPU. ElementWiseSum (float32/float64) sums the first
 // two inputs in one pass that applies req, then accumulates the rest, in
 // the CPU's order; its output may alias its first input.
 #include <type_traits>
 
 #include "cuda/cuda_util.h"
+#include "cuda/reduced_float.cuh"
 #include "weft/dtype.h"
 
 namespace weft {
@@ -21,7 +23,7 @@ template <typename T>
 __global__ void AccumulateKernel(T* y, const T* x, int64_t n) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
-    y[i] += x[i];
+    y[i] = StoreAs<T>(static_cast<Acc<T>>(y[i]) + static_cast<Acc<T>>(x[i]));
 }
 
 // y = x0 + x1, or y += x0 + x1 with `add`.
@@ -45,7 +47,7 @@ void CopyD2D(cudaStream_t s, const TBlob& x, const TBlob& y) {
     WEFT_CUDA_CHECK(cudaMemcpyAsync(y.dptr, x.dptr, y.Bytes(), cudaMemcpyDeviceToDevice, s));
 }
 
-// The reshaping ops: any dtype copied, float32/float64 added.
+// The reshaping ops: any dtype copied, the float dtypes added.
 void ReshapeCopyCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                      const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const char* op = attrs.op->name.c_str();
@@ -53,7 +55,8 @@ void ReshapeCopyCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   if (req[0] == OpReq::kNull) return;
   cudaStream_t s = StreamOf(ctx);
   if (req[0] == OpReq::kAdd) {
-    DispatchFloat(in[0].dtype, op, [&](auto t) { Accumulate<decltype(t)>(s, in[0], out[0]); });
+    DispatchDeviceFloat(in[0].dtype, op,
+                        [&](auto t) { Accumulate<decltype(t)>(s, in[0], out[0]); });
   } else {
     CopyD2D(s, in[0], out[0]);
   }
@@ -112,8 +115,8 @@ void ElementWiseSumCuda(const OpContext& ctx, const NodeAttrs&, const std::vecto
 
 void RegisterShapeOpsCuda(KernelRegistry* reg) {
   for (const char* op : {"Flatten", "Reshape", "reshape_like", "expand_dims", "squeeze"})
-    reg->Add(op, DeviceType::kGPU, {"cuda", 0, ReshapeCopyCuda, true});
-  reg->Add("identity", DeviceType::kGPU, {"cuda", 0, IdentityCuda, true});
+    reg->Add(op, DeviceType::kGPU, WithReducedFloats({"cuda", 0, ReshapeCopyCuda, true}));
+  reg->Add("identity", DeviceType::kGPU, WithReducedFloats({"cuda", 0, IdentityCuda, true}));
   reg->Add("ElementWiseSum", DeviceType::kGPU, {"cuda", 0, ElementWiseSumCuda, true});
 }
 

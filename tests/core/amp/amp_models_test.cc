@@ -13,6 +13,7 @@
 #include <iostream>
 #include <memory>
 
+#include "util/backend_harness.h"
 #include "util/bench_models.h"
 #include "util/test_util.h"
 #include "weft/amp.h"
@@ -31,24 +32,33 @@ struct Params {
   std::map<std::string, NDArray> args, aux;
 };
 
+// Where Classes runs: the device, and (optional) the nodes it ran in
+// float32 between Casts for want of a float16/bfloat16 kernel there.
+struct RunOn {
+  Context ctx = Context::CPU();
+  std::vector<std::string>* float32_nodes = nullptr;
+};
+
 // The arg max class of every row of `data` (N, ...) through `sym` bound
 // with `p`, in batches of `batch`; `gaps` (optional) receives each row's
 // top-1 minus top-2 probability relative to the top-1 probability.
 std::vector<int> Classes(const Symbol& sym, const Params& p, const NDArray& data, int64_t batch,
-                         std::vector<double>* gaps = nullptr) {
-  std::map<std::string, NDArray> args = p.args;
+                         std::vector<double>* gaps = nullptr, RunOn on = {}) {
+  std::map<std::string, NDArray> args, aux;
+  for (const auto& kv : p.args) args[kv.first] = kv.second.Copy(on.ctx);
+  for (const auto& kv : p.aux) aux[kv.first] = kv.second.Copy(on.ctx);
   Shape s = data.shape();
   s[0] = batch;
-  args["data"] = NDArray(s, Context::CPU(), DType::kFloat32, &Runtime::Global());
-  args["softmax_label"] =
-      NDArray(Shape{batch}, Context::CPU(), DType::kFloat32, &Runtime::Global());
-  auto ex = Executor::BindByName(&Runtime::Global(), sym, Context::CPU(), args, {}, {}, p.aux);
+  args["data"] = NDArray(s, on.ctx, DType::kFloat32, &Runtime::Global());
+  args["softmax_label"] = NDArray(Shape{batch}, on.ctx, DType::kFloat32, &Runtime::Global());
+  auto ex = Executor::BindByName(&Runtime::Global(), sym, on.ctx, args, {}, {}, aux);
+  if (on.float32_nodes) *on.float32_nodes = ex->placement().float32_nodes;
   std::vector<int> out;
   for (int64_t b = 0; b + batch <= data.shape()[0]; b += batch) {
     NDArray in = ex->arg_arrays()[0];
     data.Slice(b, b + batch).CopyTo(&in);
     ex->Forward(false);
-    const std::vector<double> probs = test::Values(ex->outputs()[0]);
+    const std::vector<double> probs = test::Values(ex->outputs()[0].Copy(Context::CPU()));
     const int64_t classes = static_cast<int64_t>(probs.size()) / batch;
     for (int64_t r = 0; r < batch; ++r) {
       int best = 0;
@@ -151,6 +161,40 @@ TEST(AmpModels, ResNet18WithSeededParametersKeepsItsTop1) {
   // top-1 on the rows bfloat16 flips: below its 2^-8 resolution), so
   // bfloat16 keeps 96 % of the classes here; every flip must be such a tie.
   ExpectSameTop1(net, {mod.arg_params(), mod.aux_params()}, data, 50, 0.95);
+}
+
+// The float16 ResNet-18 on gpu(0) (skipped without one): cuDNN and cuBLAS
+// compute every convolution, batch norm, pooling, activation and fully
+// connected layer in float16 themselves (no layer runs in float32 between
+// Casts), and the top-1 classes agree with the CPU's float32 ones as on
+// the CPU.
+TEST(AmpModels, ResNet18InFloat16OnTheGpuKeepsItsTop1) {
+  if (test::GpuCount() == 0) GTEST_SKIP() << "no GPU";
+  Runtime* rt = &Runtime::Global();
+  const Symbol net = test::bench::ResNet18();
+  Module mod(rt, net);
+  mod.Bind({{"data", Shape{50, 3, 64, 64}}}, {{"softmax_label", Shape{50}}}, false);
+  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
+  mod.InitParams(init.get());
+  const Params p{mod.arg_params(), mod.aux_params()};
+  const NDArray data = test::RandomArray(Shape{200, 3, 64, 64}, DType::kFloat32, -1, 1, 5);
+  std::vector<double> gaps;
+  const std::vector<int> ref = Classes(net, p, data, 50, &gaps);
+  amp::ConvertOptions o;
+  o.target_dtype = DType::kFloat16;
+  const amp::Model m = amp::ConvertModel(rt->ops(), net, p.args, p.aux, o);
+  std::vector<std::string> float32_nodes;
+  const std::vector<int> got =
+      Classes(m.symbol, {m.args, m.aux}, data, 50, nullptr, {Context::GPU(0), &float32_nodes});
+  for (const std::string& n : float32_nodes)  // only the constant folds of BatchNorm
+    EXPECT_TRUE(n.size() > 5 && n.compare(n.size() - 5, 5, "_fold") == 0)
+        << n << " ran in float32 between Casts";
+  EXPECT_GE(Agreement(ref, got), 0.99);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (ref[i] != got[i]) {
+      EXPECT_LT(gaps[i], 1.0 / 128) << "row " << i;
+    }
+  }
 }
 
 }  // namespace
