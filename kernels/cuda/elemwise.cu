@@ -203,14 +203,6 @@ __global__ void BroadcastMapKernel(MapOp f, BroadcastIndex index, const T* a, co
 // The binary gradients with two outputs on (ograd, lhs, rhs).
 enum class BinGrad : int { kDiv, kMaximum, kMinimum, kPower };
 
-template <typename T>
-__device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd))
-    *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull))
-    *dst = v;
-}
-
 // div: lhs_grad = g / r, rhs_grad = -g * l / r^2; maximum: g to lhs where
 // l >= r, to rhs where l < r; minimum: g to lhs where l <= r, to rhs where
 // l > r (a NaN in l or r sends nothing to either side, as on the CPU);

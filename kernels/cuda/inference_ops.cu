@@ -1,8 +1,9 @@
 // CUDA kernels of the inference passes' ops (core/src/op/inference_ops.cc;
 // semantics as kernels/cpu/inference_ops.cc): _bn_fold (float32/float64,
-// the scale in double as on the CPU) and the epilogue of the cuDNN
+// the scale in double as on the CPU), the epilogue of the cuDNN
 // _fused_Convolution (bias, sum and activation in one pass; float16 and
-// bfloat16 too, in float).
+// bfloat16 too, in float) and the per-channel sum of the reduced floats'
+// convolution bias gradient.
 #include <cmath>
 
 #include "cuda/cuda_util.h"
@@ -16,10 +17,7 @@ namespace cuda {
 
 namespace {
 
-template <typename T>
-__device__ void StoreReq(T* dst, T v, bool add) {
-  *dst = add ? static_cast<T>(*dst + v) : v;
-}
+constexpr int kAdd = static_cast<int>(OpReq::kAdd), kWrite = static_cast<int>(OpReq::kWrite);
 
 // One thread per element of the weight; the channel's first inner element
 // also writes the bias.
@@ -34,10 +32,10 @@ __global__ void BnFoldKernel(const T* w, const T* bias, const T* gamma, const T*
     const int64_t c = i / inner;
     const double sd =
         (fix_gamma ? 1.0 : static_cast<double>(gamma[c])) / sqrt(static_cast<double>(var[c]) + eps);
-    StoreReq(&wo[i], static_cast<T>(w[i] * static_cast<T>(sd)), add_w);
+    StoreReq(add_w ? kAdd : kWrite, &wo[i], static_cast<T>(w[i] * static_cast<T>(sd)));
     if (write_b && i % inner == 0) {
       const double b = bias ? static_cast<double>(bias[c]) : 0.0;
-      StoreReq(&bo[c], static_cast<T>((b - mean[c]) * sd + beta[c]), add_b);
+      StoreReq(add_b ? kAdd : kWrite, &bo[c], static_cast<T>((b - mean[c]) * sd + beta[c]));
     }
   }
 }
@@ -79,7 +77,7 @@ __global__ void EpilogueKernel(const T* conv, const T* bias, const T* sum, T* y,
   using A = Acc<T>;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
-    A v = static_cast<A>(conv[i]);
+    A v = conv ? static_cast<A>(conv[i]) : A(0);
     if (bias) v += static_cast<A>(bias[i / inner % channels]);
     if (sum) v += static_cast<A>(sum[i]);
     v = Act(kind, v, lo, hi);
@@ -87,7 +85,38 @@ __global__ void EpilogueKernel(const T* conv, const T* bias, const T* sum, T* y,
   }
 }
 
+// One block per channel: the block's threads stride over the channel's
+// elements, then reduce in shared memory.
+template <typename T>
+__global__ void ChannelSumKernel(const T* dy, int64_t outer, int64_t channels, int64_t inner,
+                                 int req, T* db) {
+  using A = Acc<T>;
+  __shared__ A part[kBlock];
+  const int64_t c = blockIdx.x;
+  A s = A(0);
+  for (int64_t j = threadIdx.x; j < outer * inner; j += blockDim.x)
+    s += static_cast<A>(dy[((j / inner) * channels + c) * inner + j % inner]);
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) StoreReq(req, &db[c], part[0]);
+}
+
 }  // namespace
+
+void LaunchChannelSum(const OpContext& ctx, DType t, const void* dy, int64_t outer,
+                      int64_t channels, int64_t inner, OpReq req, void* db) {
+  if (req == OpReq::kNull || channels == 0) return;
+  DispatchDeviceFloat(t, "_backward_Convolution", [&](auto v) {
+    using T = decltype(v);
+    ChannelSumKernel<T><<<static_cast<unsigned>(channels), kBlock, 0, StreamOf(ctx)>>>(
+        static_cast<const T*>(dy), outer, channels, inner, static_cast<int>(req),
+        static_cast<T*>(db));
+  });
+}
 
 void LaunchConvEpilogue(const OpContext& ctx, DType t, const cpu::FusedConvAct& act,
                         const void* conv, const void* bias, const void* sum, void* y, int64_t n,

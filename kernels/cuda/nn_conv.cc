@@ -228,25 +228,43 @@ void RunBackwardFilter(const OpContext& ctx, cudnnHandle_t h, const ConvSetup& s
                                      a.ws_bytes, beta.ptr(), s.w.d, dw));
 }
 
-// bias (C) added to every position of `y` described by `desc` (n, c, h, w):
-// cudnnAddTensor, or for float16/bfloat16 the epilogue kernel (in float).
-void AddBias(const OpContext& ctx, cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias,
-             DType t, const TensorDesc& desc, const ConvGeom& g, bool on_x, void* y) {
-  if (IsReducedFloat(t)) {
-    const int64_t c = on_x ? g.c : g.f, inner = on_x ? g.h * g.w : g.oh * g.ow;
-    LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, y, bias, nullptr, y, g.n * c * inner, c, inner,
-                       OpReq::kWrite);
-    return;
-  }
+// The (n, c, h, w) extents of the side of a convolution that a bias is
+// added to: its output (`on_x` false), or its input for a deconvolution.
+struct BiasSide {
+  int64_t n, c, inner;
+  BiasSide(const ConvGeom& g, bool on_x)
+      : n(g.n), c(on_x ? g.c : g.f), inner(on_x ? g.h * g.w : g.oh * g.ow) {}
+  int64_t Size() const { return n * c * inner; }
+};
+
+// y += bias broadcast over the positions of `desc` (cudnnAddTensor).
+void AddBias(cudnnHandle_t h, const TensorDesc& bias_desc, const void* bias, DType t,
+             const TensorDesc& desc, void* y) {
   const Scalar one(t, 1.0);
   WEFT_CUDNN_CHECK(cudnnAddTensor(h, one.ptr(), bias_desc.d, bias, one.ptr(), desc.d, y));
 }
 
-void BiasGrad(cudnnHandle_t h, const TensorDesc& desc, const void* dy, DType t, OpReq req,
-              const TensorDesc& bias_desc, void* db) {
+// The bias gradient: cuDNN's, or for float16/bfloat16 a per-channel sum
+// in float (cuDNN's legacy bias gradient does not document bfloat16).
+void BiasGrad(const OpContext& ctx, cudnnHandle_t h, const TensorDesc& desc, const BiasSide& side,
+              const void* dy, DType t, OpReq req, const TensorDesc& bias_desc, void* db) {
+  if (IsReducedFloat(t)) return LaunchChannelSum(ctx, t, dy, side.n, side.c, side.inner, req, db);
   const Scalar one(t, 1.0), beta(t, BetaOf(req));
   WEFT_CUDNN_CHECK(
       cudnnConvolutionBackwardBias(h, one.ptr(), desc.d, dy, beta.ptr(), bias_desc.d, db));
+}
+
+// Whether a written float16/bfloat16 result with a bias starts as the bias
+// broadcast (`Prefill`), cuDNN then adding its product with beta = 1: one
+// rounding of the whole sum instead of one of the product and one more
+// when the bias is added.
+bool PrefillsBias(DType t, OpReq req, bool has_bias) {
+  return IsReducedFloat(t) && req == OpReq::kWrite && has_bias;
+}
+void Prefill(const OpContext& ctx, DType t, const BiasSide& side, const void* bias, const void* sum,
+             void* y) {
+  LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, nullptr, bias, sum, y, side.Size(), side.c,
+                     side.inner, OpReq::kWrite);
 }
 
 void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -258,8 +276,18 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[0], out[0].dptr);
-  if (in.size() > 2) AddBias(ctx, h, s.b, in[2].dptr, t, s.y, g, false, out[0].dptr);
+  const bool bias = in.size() > 2;
+  if (PrefillsBias(t, req[0], bias)) {
+    Prefill(ctx, t, BiasSide(g, false), in[2].dptr, nullptr, out[0].dptr);
+    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, OpReq::kAdd, out[0].dptr);
+  } else {
+    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[0], out[0].dptr);
+    if (bias && IsReducedFloat(t))
+      LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, out[0].dptr, in[2].dptr, nullptr, out[0].dptr,
+                         out[0].Size(), g.f, g.oh * g.ow, OpReq::kWrite);
+    else if (bias)
+      AddBias(h, s.b, in[2].dptr, t, s.y, out[0].dptr);
+  }
   Finish(ctx, op);
 }
 
@@ -303,6 +331,17 @@ void FusedConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs,
     return;
   }
   const bool sum_in_place = sum == out[0].dptr;
+  if (IsReducedFloat(t) && !sum_in_place && (bias || sum)) {
+    // One rounding of conv + bias + sum (Prefill), then the activation,
+    // which commutes with rounding (relu, clip).
+    Prefill(ctx, t, BiasSide(g, false), bias, sum, out[0].dptr);
+    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, OpReq::kAdd, out[0].dptr);
+    if (act.kind != cpu::FusedConvAct::kNone)
+      LaunchConvEpilogue(ctx, t, act, out[0].dptr, nullptr, nullptr, out[0].dptr, n, g.f, inner,
+                         OpReq::kWrite);
+    Finish(ctx, op);
+    return;
+  }
   RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, sum_in_place ? OpReq::kAdd : OpReq::kWrite,
              out[0].dptr);
   if (bias || (sum && !sum_in_place) || act.kind != cpu::FusedConvAct::kNone)
@@ -326,7 +365,7 @@ void ConvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   if (req[1] != OpReq::kNull)
     RunBackwardFilter(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[1], out[1].dptr);
   if (out.size() > 2 && req[2] != OpReq::kNull)
-    BiasGrad(h, s.y, in[0].dptr, t, req[2], s.b, out[2].dptr);
+    BiasGrad(ctx, h, s.y, BiasSide(g, false), in[0].dptr, t, req[2], s.b, out[2].dptr);
   Finish(ctx, op);
 }
 
@@ -346,8 +385,18 @@ void DeconvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::
   TensorDesc bias;
   bias.Set(t, 1, g.c, 1, 1, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[0], out[0].dptr);
-  if (in.size() > 2) AddBias(ctx, h, bias, in[2].dptr, t, s.x, g, true, out[0].dptr);
+  const bool has_bias = in.size() > 2;
+  if (PrefillsBias(t, req[0], has_bias)) {
+    Prefill(ctx, t, BiasSide(g, true), in[2].dptr, nullptr, out[0].dptr);
+    RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, OpReq::kAdd, out[0].dptr);
+  } else {
+    RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[0], out[0].dptr);
+    if (has_bias && IsReducedFloat(t))
+      LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, out[0].dptr, in[2].dptr, nullptr, out[0].dptr,
+                         out[0].Size(), g.c, g.h * g.w, OpReq::kWrite);
+    else if (has_bias)
+      AddBias(h, bias, in[2].dptr, t, s.x, out[0].dptr);
+  }
   Finish(ctx, op);
 }
 
@@ -368,7 +417,7 @@ void DeconvolutionBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs,
   if (out.size() > 2 && req[2] != OpReq::kNull) {
     TensorDesc bias;
     bias.Set(t, 1, g.c, 1, 1, op);
-    BiasGrad(h, s.x, in[0].dptr, t, req[2], bias, out[2].dptr);
+    BiasGrad(ctx, h, s.x, BiasSide(g, true), in[0].dptr, t, req[2], bias, out[2].dptr);
   }
   Finish(ctx, op);
 }

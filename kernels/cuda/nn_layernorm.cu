@@ -24,6 +24,7 @@
 #include <algorithm>
 
 #include "cuda/cuda_util.h"
+#include "cuda/reduced_float.cuh"
 #include "shared_params.h"
 #include "weft/dtype.h"
 
@@ -43,14 +44,6 @@ LNGeom MakeGeom(const NodeAttrs& attrs, const Shape& s) {
   const int64_t a = attrs.params.Decoded<LayerNormParams>().axis;
   const int ax = static_cast<int>(a < 0 ? a + s.ndim() : a);
   return {s.ProdRange(0, ax), s[ax], s.ProdRange(ax + 1, s.ndim())};
-}
-
-template <typename T>
-__device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd))
-    *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull))
-    *dst = v;
 }
 
 // Sum of v over the block (blockDim.x a multiple of 32, at most 1024),

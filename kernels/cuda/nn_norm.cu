@@ -33,14 +33,6 @@ __device__ inline int64_t GridStart() {
 __device__ inline int64_t GridStep() { return static_cast<int64_t>(blockDim.x) * gridDim.x; }
 
 template <typename T>
-__device__ inline void StoreReq(int req, T* dst, T v) {
-  if (req == static_cast<int>(OpReq::kAdd))
-    *dst += v;
-  else if (req != static_cast<int>(OpReq::kNull))
-    *dst = v;
-}
-
-template <typename T>
 __global__ void Fill(T* p, int64_t n, T v) {
   for (int64_t i = GridStart(); i < n; i += GridStep()) p[i] = v;
 }
@@ -110,12 +102,8 @@ __global__ void GlobalStatsDx(const BNGeom g, const D* dy, const P* gamma, const
   for (int64_t i = GridStart(); i < total; i += GridStep()) {
     const int64_t ch = (i / g.inner) % g.c;
     const double gm = g.fix_gamma ? 1.0 : static_cast<double>(gamma[ch]);
-    const auto v =
-        static_cast<Acc<D>>(gm / sqrt(static_cast<double>(var[ch]) + g.eps) * Wide(dy, i));
-    if (req == static_cast<int>(OpReq::kAdd))
-      dx[i] = StoreAs<D>(static_cast<Acc<D>>(dx[i]) + v);
-    else if (req != static_cast<int>(OpReq::kNull))
-      dx[i] = StoreAs<D>(v);
+    StoreReq(req, &dx[i],
+             static_cast<Acc<D>>(gm / sqrt(static_cast<double>(var[ch]) + g.eps) * Wide(dy, i)));
   }
 }
 

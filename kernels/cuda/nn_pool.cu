@@ -10,8 +10,9 @@
 // padding (pad >= kernel, where the reference gives 0), nor cudnn_off; those
 // cases run the direct kernels below, which follow the reference window by
 // window (max routes the gradient to the first maximum in row-major order).
-// float16 data: cuDNN's half pooling; bfloat16 (whose legacy cuDNN support
-// is not documented) and the direct cases: the direct kernels, in float.
+// float16 data: cuDNN's half pooling (but the max gradient); bfloat16
+// (whose legacy cuDNN support is not documented), the float16 max gradient
+// (ties) and the direct cases: the direct kernels, in float.
 // The cuDNN gradient needs the forward output, which it recomputes into
 // scratch memory since _backward_Pooling receives only (ograd, data).
 #include <string>
@@ -186,7 +187,10 @@ void PoolingBackwardCuda(const OpContext& ctx, const NodeAttrs& attrs, const std
   if (req[0] == OpReq::kNull || out[0].Size() == 0) return;
   const PoolGeom g = MakePoolGeom(attrs.params, in[1].shape, in[0].shape);
   const DType t = in[0].dtype;
-  if (CudnnMatches(g, attrs.params, t)) {
+  // float16 data has ties where its float32 source had none, and cuDNN does
+  // not say which maximum gets the gradient: the direct kernel's first one.
+  const bool max_ties = t == DType::kFloat16 && g.kind == PoolKind::kMax;
+  if (CudnnMatches(g, attrs.params, t) && !max_ties) {
     CudnnPool c(g, t, op);
     cudnnHandle_t h = CudnnHandle(ctx);
     DeviceBuffer y(ctx, in[0].Bytes());

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "weft/dtype.h"
+#include "weft/op.h"
 
 namespace weft {
 namespace cuda {
@@ -33,6 +34,17 @@ using DeviceElem =
 template <typename T, typename V>
 __host__ __device__ inline T StoreAs(V v) {
   return static_cast<T>(static_cast<Acc<T>>(v));
+}
+
+// v stored into *dst under request `req` (an OpReq as int): kWrite and
+// kInplace store it, kAdd adds it (a reduced float in float, rounded once),
+// kNull leaves *dst.
+template <typename T>
+__device__ inline void StoreReq(int req, T* dst, Acc<T> v) {
+  if (req == static_cast<int>(OpReq::kAdd))
+    *dst = StoreAs<T>(static_cast<Acc<T>>(*dst) + v);
+  else if (req != static_cast<int>(OpReq::kNull))
+    *dst = StoreAs<T>(v);
 }
 
 // Calls f(T{}) with the device element type of float32, float64, float16

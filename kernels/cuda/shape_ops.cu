@@ -3,11 +3,10 @@
 // ElementWiseSum (semantics as kernels/cpu/shape_ops.cc and
 // kernels/cpu/elemwise_sum.cc): a write is a device-to-device copy
 // (nothing when the output aliases the input), an add one accumulating
-// kernel; the reshaping ops add float32/float64/float16/bfloat16 (the
-// reduced floats in float, rounded once), identity every dtype but the
-// reduced floats, as on the CPU. ElementWiseSum (float32/float64) sums the first
-// two inputs in one pass that applies req, then accumulates the rest, in
-// the CPU's order; its output may alias its first input.
+// kernel; the reshaping ops add float32/float64/float16/bfloat16, identity
+// every dtype (the reduced floats in float, rounded once). ElementWiseSum (float32/float64) sums
+// the first two inputs in one pass that applies req, then accumulates the rest, in the CPU's order;
+// its output may alias its first input.
 #include <type_traits>
 
 #include "cuda/cuda_util.h"
@@ -63,7 +62,7 @@ void ReshapeCopyCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   Finish(ctx, op);
 }
 
-// identity: any dtype; add for every dtype but float16.
+// identity: any dtype, written or added.
 void IdentityCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
                   const std::vector<OpReq>& req, const std::vector<TBlob>& out) {
   const char* op = attrs.op ? attrs.op->name.c_str() : "identity";
@@ -73,15 +72,8 @@ void IdentityCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vecto
   if (req[0] != OpReq::kAdd) {
     CopyD2D(s, in[0], out[0]);
   } else {
-    DispatchDType(out[0].dtype, [&](auto t) {
-      using T = decltype(t);
-      if constexpr (kIsReducedFloat<T>) {
-        Fail(StatusCode::kDType, "operator ", op, ": req=add is not supported for ",
-             DTypeName(out[0].dtype));
-      } else {
-        Accumulate<T>(s, in[0], out[0]);
-      }
-    });
+    DispatchDType(out[0].dtype,
+                  [&](auto t) { Accumulate<DeviceElem<decltype(t)>>(s, in[0], out[0]); });
   }
   Finish(ctx, op);
 }

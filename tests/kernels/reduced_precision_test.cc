@@ -133,9 +133,9 @@ TEST_P(ReducedTable, EveryCaseMatchesFloat32OnTheRoundedInputs) {
 // (kernels computing the reduced floats themselves: cuDNN and cuBLAS on
 // tensor cores and the map kernels, in float; the others in float32
 // between Casts), against the CPU's float32 result on the rounded inputs.
-// Two roundings of the dtype: a GPU kernel may round an intermediate the
-// CPU keeps in float (the convolution before _fused_Convolution's
-// epilogue).
+// Inputs the op wants in float32 beside reduced data (a BatchNorm's
+// parameters and statistics) stay float32 (test::ReducedDTypes). Two
+// roundings of the dtype: reductions in another order (tensor cores).
 TEST_P(ReducedTable, GpuMatchesFloat32OnTheRoundedInputs) {
   if (test::GpuCount() == 0) GTEST_SKIP() << "no GPU";
   const DType t = GetParam();
@@ -145,18 +145,22 @@ TEST_P(ReducedTable, GpuMatchesFloat32OnTheRoundedInputs) {
     const Kernel* k = Comparable(c) ? kernels.Find(c.op, DeviceType::kGPU) : nullptr;
     if (!k || std::count(c.opts.skip.begin(), c.opts.skip.end(), "gpu/" + k->backend)) continue;
     SCOPED_TRACE(c.group + ": " + c.op + " in " + DTypeName(t) + " on gpu/" + k->backend);
+    const std::vector<NDArray> inputs = CaseInputs(c);
+    const test::CaseDTypes types = test::ReducedDTypes(c.op, c.params, inputs, t);
     std::vector<NDArray> reduced, rounded;
-    for (const NDArray& a : CaseInputs(c)) {
-      reduced.push_back(a.dtype() == DType::kFloat32 ? CastTo(a, t) : a);
-      rounded.push_back(a.dtype() == DType::kFloat32 ? CastTo(reduced.back(), DType::kFloat32) : a);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const NDArray& a = inputs[i];
+      const bool cast = a.dtype() == DType::kFloat32 && types.in[i] == t;
+      reduced.push_back(cast ? CastTo(a, t) : a);
+      rounded.push_back(cast ? CastTo(reduced.back(), DType::kFloat32) : a);
     }
     const std::vector<NDArray> ref = test::RunCpu(c.op, rounded, c.params, c.opts.train);
     const std::vector<NDArray> got =
         test::RunOn(Context::GPU(0), c.op, reduced, c.params, c.opts.train);
     ASSERT_EQ(got.size(), ref.size());
     for (size_t i = 0; i < got.size(); ++i) {
-      if (ref[i].dtype() == DType::kFloat32) {
-        EXPECT_EQ(got[i].dtype(), t) << "output " << i;
+      if (i < types.out.size() && types.out[i] != DType::kUnknown) {
+        EXPECT_EQ(got[i].dtype(), types.out[i]) << "output " << i;
       }
       test::ExpectClose(test::Values(got[i]), test::Values(CastTo(ref[i], got[i].dtype())),
                         c.opts.exact ? 0 : 2 * Tolerance(t), "output " + std::to_string(i),
@@ -192,6 +196,38 @@ TEST(ReducedFloat, NativeKernelsSkipTheFallback) {
   EXPECT_EQ(e.dtype(), DType::kBFloat16);
   EXPECT_EQ(test::Values(e), (std::vector<double>{ToFloat(ToBFloat16(std::exp(1.5f))),
                                                   ToFloat(ToBFloat16(std::exp(-2.0f)))}));
+}
+
+// A call computed in float32 between Casts gives each output the dtype the
+// op infers: BatchNorm on float16 data (float32 parameters, MXNet's rule)
+// returns float16 data but float32 mean and variance, and its gradient
+// float32 gamma and beta gradients, with the float32 run's values.
+TEST(ReducedFloat, FallbackOutputsTakeTheInferredDTypes) {
+  const NDArray x =
+      CastTo(test::RandomArray(Shape{2, 3, 4, 4}, DType::kFloat32, -1, 1, 3), DType::kFloat16);
+  const NDArray x32 = CastTo(x, DType::kFloat32);
+  std::vector<NDArray> p;
+  for (unsigned i = 0; i < 4; ++i)
+    p.push_back(test::RandomArray(Shape{3}, DType::kFloat32, 0.5, 1.5, 10 + i));
+  const StringMap bn = {{"output_mean_var", "True"}, {"fix_gamma", "False"}};
+  const std::vector<NDArray> got = test::Run("BatchNorm", {x, p[0], p[1], p[2], p[3]}, bn);
+  const std::vector<NDArray> ref = test::Run("BatchNorm", {x32, p[0], p[1], p[2], p[3]}, bn);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].dtype(), DType::kFloat16);
+  test::ExpectClose(test::Values(got[0]), test::Values(CastTo(ref[0], DType::kFloat16)), 0,
+                    "output", true);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(got[i].dtype(), DType::kFloat32) << i;
+    EXPECT_EQ(test::Values(got[i]), test::Values(ref[i])) << i;
+  }
+  const NDArray dy =
+      CastTo(test::RandomArray(x.shape(), DType::kFloat32, -1, 1, 4), DType::kFloat16);
+  const std::vector<NDArray> grads =
+      test::Run("_backward_BatchNorm", {dy, x, p[0], p[2], p[3]}, bn);
+  ASSERT_EQ(grads.size(), 3u);
+  EXPECT_EQ(grads[0].dtype(), DType::kFloat16);
+  EXPECT_EQ(grads[1].dtype(), DType::kFloat32);
+  EXPECT_EQ(grads[2].dtype(), DType::kFloat32);
 }
 
 // A source op asked for a reduced float it cannot make computes in float32

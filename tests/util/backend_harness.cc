@@ -147,6 +147,31 @@ std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& i
   return RunOn(Context::CPU(0), op, in, params, train, rt);
 }
 
+CaseDTypes ReducedDTypes(const std::string& op, const StringMap& params,
+                         const std::vector<NDArray>& in, DType t) {
+  const NodeAttrs attrs = Attrs(Runtime::Global(), op, params);
+  const size_t n_out = static_cast<size_t>(attrs.op->NumOutputs(attrs.params));
+  CaseDTypes d;
+  bool data = true;
+  for (const NDArray& a : in) {
+    const bool f32 = a.dtype() == DType::kFloat32;
+    d.in.push_back(!f32 ? a.dtype() : data ? t : DType::kUnknown);
+    data = data && !f32;
+  }
+  auto infer = [&] {
+    d.out.assign(n_out, DType::kUnknown);
+    try {
+      attrs.op->infer_type(attrs, &d.in, &d.out);
+    } catch (const Error&) {  // the op's own check of a dtype: its run will say it
+    }
+  };
+  infer();
+  for (size_t i = 0; i < in.size(); ++i)
+    if (d.in[i] == DType::kUnknown) d.in[i] = t;
+  infer();
+  return d;
+}
+
 std::vector<NDArray> RunOn(Context ctx, const std::string& op, const std::vector<NDArray>& in,
                            const StringMap& params, bool train, Runtime* rt) {
   if (!rt) rt = &Runtime::Global();

@@ -138,6 +138,16 @@ std::vector<NDArray> Randoms(const std::vector<In>& in, DType t, unsigned seed);
 // reference path), e.g. to build a backward case's inputs.
 std::vector<NDArray> RunCpu(const std::string& op, const std::vector<NDArray>& in,
                             const StringMap& params, bool train = false, Runtime* rt = nullptr);
+// The dtypes of `op`'s inputs and outputs once its float32 inputs become
+// the reduced float `t`: the first float32 input (the data) is `t`, each
+// other float32 input what the op's type inference asks for given that
+// (a BatchNorm's parameters stay float32), else `t`; the outputs as then
+// inferred (kUnknown where inference does not say).
+struct CaseDTypes {
+  std::vector<DType> in, out;
+};
+CaseDTypes ReducedDTypes(const std::string& op, const StringMap& params,
+                         const std::vector<NDArray>& in, DType t);
 // The outputs of `op` invoked on `ctx` (its preferred kernel there) on
 // copies of `in`, returned on cpu(0).
 std::vector<NDArray> RunOn(Context ctx, const std::string& op, const std::vector<NDArray>& in,

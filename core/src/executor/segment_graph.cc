@@ -65,6 +65,7 @@ void SegmentGraph::Invalidate() {
   graph_ = nullptr;
   runs_ = 0;
   failed_ = false;
+  why_.clear();
 }
 
 std::string SegmentGraph::failure() const {

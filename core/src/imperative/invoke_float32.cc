@@ -23,6 +23,27 @@ DType ReducedParam(const StringMap& params) {
   }
 }
 
+// The output dtypes `op` infers from the call's own dtypes (a BatchNorm on
+// float16 data keeps float32 statistics and parameter gradients); kUnknown
+// where it does not say, or refuses (the float32 run reports that).
+std::vector<DType> InferredOutputTypes(const OpDef& op, const StringMap& params,
+                                       const std::vector<NDArray>& inputs) {
+  NodeAttrs attrs;
+  attrs.op = &op;
+  attrs.name = op.name;
+  attrs.dict = params;
+  std::vector<DType> in, out;
+  try {
+    attrs.params = ParseParams(op.name, &op.params, params);
+    for (const auto& a : inputs) in.push_back(a.dtype());
+    out.assign(static_cast<size_t>(op.NumOutputs(attrs.params)), DType::kUnknown);
+    op.infer_type(attrs, &in, &out);
+  } catch (const Error&) {
+    out.assign(out.size(), DType::kUnknown);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool NeedsFloat32(const Kernel& kernel, const std::vector<NDArray>& inputs,
@@ -66,12 +87,15 @@ void InvokeInFloat32(Runtime* rt, const OpDef& op, const Kernel& kernel,
   opts32.is_train = opts.is_train;
   std::vector<NDArray> out32;
   Invoke(rt, op.name, in32, params32, &out32, opts32);
+  const std::vector<DType> inferred = InferredOutputTypes(op, params, inputs);
   outputs->resize(out32.size());
   for (size_t i = 0; i < out32.size(); ++i) {
     NDArray& dst = (*outputs)[i];
     const OpReq req = opts.reqs.empty() ? OpReq::kWrite : opts.reqs[i];
     const DType got = out32[i].dtype();
+    const DType guess = i < inferred.size() ? inferred[i] : DType::kUnknown;
     const DType want = !dst.is_none()                                         ? dst.dtype()
+                       : guess != DType::kUnknown                             ? guess
                        : got == DType::kFloat32 && reduced != DType::kUnknown ? reduced
                                                                               : got;
     if (dst.is_none() && want == got) {

@@ -15,9 +15,9 @@ bool NeedsFloat32(const Kernel& kernel, const std::vector<NDArray>& inputs,
                   const std::vector<NDArray>& outputs, const StringMap& params);
 
 // Runs `op` on float32 Casts of the reduced-float inputs (a reduced `dtype`
-// parameter becomes float32) and Casts each float32 output back to the
-// reduced float met (or into the given output's dtype, honouring
-// opts.reqs).
+// parameter becomes float32) and Casts each float32 output into the given
+// output's dtype (honouring opts.reqs), else the dtype the op infers from
+// the call's own dtypes, else back to the reduced float met.
 void InvokeInFloat32(Runtime* rt, const OpDef& op, const Kernel& kernel,
                      const std::vector<NDArray>& inputs, const StringMap& params,
                      std::vector<NDArray>* outputs, const InvokeOptions& opts);
