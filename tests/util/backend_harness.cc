@@ -236,13 +236,16 @@ int CompareBackends(const std::string& op, const std::vector<NDArray>& in, const
               : RunCpuBackend(rt, op, b.name, in, params, opts.train, req, init, opts.subgraphs);
       const std::string how = op + " " + b.Label() + " (" + DTypeName(t) +
                               (opts.train ? ", train" : "") + ") req=" + ReqName(req);
+      const auto wider = opts.rtol32_of.find(b.Label());
+      const double tol =
+          t == DType::kFloat32 && wider != opts.rtol32_of.end() ? wider->second : rtol;
       for (size_t j = 0; j < n; ++j) {
         if (req[j] == OpReq::kNull) continue;
-        ExpectClose(got.outs[j], ref.outs[j], rtol, how + " output " + std::to_string(j),
-                    opts.exact, opts.atol);
+        ExpectClose(got.outs[j], ref.outs[j], tol, how + " output " + std::to_string(j), opts.exact,
+                    opts.atol);
       }
       for (size_t j = 0; j < ref.ins.size(); ++j)
-        ExpectClose(got.ins[j], ref.ins[j], rtol,
+        ExpectClose(got.ins[j], ref.ins[j], tol,
                     how + " input " + std::to_string(j) + " afterwards", opts.exact);
     }
   }
