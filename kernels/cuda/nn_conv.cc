@@ -254,17 +254,33 @@ void BiasGrad(const OpContext& ctx, cudnnHandle_t h, const TensorDesc& desc, con
       cudnnConvolutionBackwardBias(h, one.ptr(), desc.d, dy, beta.ptr(), bias_desc.d, db));
 }
 
-// Whether a written float16/bfloat16 result with a bias starts as the bias
-// broadcast (`Prefill`), cuDNN then adding its product with beta = 1: one
-// rounding of the whole sum instead of one of the product and one more
-// when the bias is added.
-bool PrefillsBias(DType t, OpReq req, bool has_bias) {
-  return IsReducedFloat(t) && req == OpReq::kWrite && has_bias;
-}
+// y = the bias broadcast (plus `sum` when given), in float.
 void Prefill(const OpContext& ctx, DType t, const BiasSide& side, const void* bias, const void* sum,
              void* y) {
   LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, nullptr, bias, sum, y, side.Size(), side.c,
                      side.inner, OpReq::kWrite);
+}
+
+// The product `run(req)` stores into y under `req`, plus the bias when one
+// is given. A written float16/bfloat16 result starts as the bias and cuDNN
+// adds the product (beta = 1): one rounding of the whole sum, not one of
+// the product and one more for the bias. Otherwise the bias is added after
+// (cudnnAddTensor; the epilogue kernel, in float, for the reduced floats).
+template <typename Run>
+void WithBias(const OpContext& ctx, cudnnHandle_t h, DType t, OpReq req, const BiasSide& side,
+              const void* bias, const TensorDesc& bias_desc, const TensorDesc& y_desc, void* y,
+              Run run) {
+  if (bias && IsReducedFloat(t) && req == OpReq::kWrite) {
+    Prefill(ctx, t, side, bias, nullptr, y);
+    run(OpReq::kAdd);
+    return;
+  }
+  run(req);
+  if (bias && IsReducedFloat(t))
+    LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, y, bias, nullptr, y, side.Size(), side.c,
+                       side.inner, OpReq::kWrite);
+  else if (bias)
+    AddBias(h, bias_desc, bias, t, y_desc, y);
 }
 
 void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::vector<TBlob>& in,
@@ -276,18 +292,9 @@ void ConvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::ve
   const DType t = in[0].dtype;
   ConvSetup s(g, t, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  const bool bias = in.size() > 2;
-  if (PrefillsBias(t, req[0], bias)) {
-    Prefill(ctx, t, BiasSide(g, false), in[2].dptr, nullptr, out[0].dptr);
-    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, OpReq::kAdd, out[0].dptr);
-  } else {
-    RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, req[0], out[0].dptr);
-    if (bias && IsReducedFloat(t))
-      LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, out[0].dptr, in[2].dptr, nullptr, out[0].dptr,
-                         out[0].Size(), g.f, g.oh * g.ow, OpReq::kWrite);
-    else if (bias)
-      AddBias(h, s.b, in[2].dptr, t, s.y, out[0].dptr);
-  }
+  WithBias(ctx, h, t, req[0], BiasSide(g, false), in.size() > 2 ? in[2].dptr : nullptr, s.b, s.y,
+           out[0].dptr,
+           [&](OpReq r) { RunForward(ctx, h, s, g, t, in[0].dptr, in[1].dptr, r, out[0].dptr); });
   Finish(ctx, op);
 }
 
@@ -385,18 +392,10 @@ void DeconvolutionCuda(const OpContext& ctx, const NodeAttrs& attrs, const std::
   TensorDesc bias;
   bias.Set(t, 1, g.c, 1, 1, op);
   cudnnHandle_t h = CudnnHandle(ctx);
-  const bool has_bias = in.size() > 2;
-  if (PrefillsBias(t, req[0], has_bias)) {
-    Prefill(ctx, t, BiasSide(g, true), in[2].dptr, nullptr, out[0].dptr);
-    RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, OpReq::kAdd, out[0].dptr);
-  } else {
-    RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, req[0], out[0].dptr);
-    if (has_bias && IsReducedFloat(t))
-      LaunchConvEpilogue(ctx, t, cpu::FusedConvAct{}, out[0].dptr, in[2].dptr, nullptr, out[0].dptr,
-                         out[0].Size(), g.c, g.h * g.w, OpReq::kWrite);
-    else if (has_bias)
-      AddBias(h, bias, in[2].dptr, t, s.x, out[0].dptr);
-  }
+  WithBias(ctx, h, t, req[0], BiasSide(g, true), in.size() > 2 ? in[2].dptr : nullptr, bias, s.x,
+           out[0].dptr, [&](OpReq r) {
+             RunBackwardData(ctx, h, s, g, t, in[1].dptr, in[0].dptr, r, out[0].dptr);
+           });
   Finish(ctx, op);
 }
 

@@ -230,8 +230,6 @@ TEST(ReducedFloat, FallbackOutputsTakeTheInferredDTypes) {
   EXPECT_EQ(grads[2].dtype(), DType::kFloat32);
 }
 
-// A source op asked for a reduced float it cannot make computes in float32
-// and casts: _random_uniform(dtype=float16) draws like float32 and rounds.
 // The GPU kernels that compute float16 and bfloat16 themselves in a CUDA
 // build (the rest reach the GPU in float32 between Casts, listed by
 // weft_executor_float32_nodes).
@@ -275,6 +273,8 @@ TEST(ReducedFloat, GpuKernelsComputingReducedFloats) {
 #endif
 }
 
+// A source op asked for a reduced float it cannot make computes in float32
+// and casts: _random_uniform(dtype=float16) draws like float32 and rounds.
 TEST(ReducedFloat, SourceOpsWithAReducedDTypeParameter) {
   NDArray r = test::Run("_random_uniform", {}, {{"shape", "(64,)"}, {"dtype", "float16"}})[0];
   EXPECT_EQ(r.dtype(), DType::kFloat16);

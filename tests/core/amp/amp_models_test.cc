@@ -149,18 +149,26 @@ TEST(AmpModels, LeNetOnFashionMnistKeepsItsTop1) {
   ExpectSameTop1(test::bench::LeNet(), {mod.arg_params(), mod.aux_params()}, test_set.images, 1000);
 }
 
+// ResNet-18 with seeded (Xavier) parameters and 200 seeded 64x64 inputs.
+struct SeededResNet18 {
+  Symbol net = test::bench::ResNet18();
+  Params params;
+  NDArray data = test::RandomArray(Shape{200, 3, 64, 64}, DType::kFloat32, -1, 1, 5);
+  SeededResNet18() {
+    Module mod(&Runtime::Global(), net);
+    mod.Bind({{"data", Shape{50, 3, 64, 64}}}, {{"softmax_label", Shape{50}}}, false);
+    auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
+    mod.InitParams(init.get());
+    params = {mod.arg_params(), mod.aux_params()};
+  }
+};
+
 TEST(AmpModels, ResNet18WithSeededParametersKeepsItsTop1) {
-  Runtime* rt = &Runtime::Global();
-  const Symbol net = test::bench::ResNet18();
-  Module mod(rt, net);
-  mod.Bind({{"data", Shape{50, 3, 64, 64}}}, {{"softmax_label", Shape{50}}}, false);
-  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
-  mod.InitParams(init.get());
-  const NDArray data = test::RandomArray(Shape{200, 3, 64, 64}, DType::kFloat32, -1, 1, 5);
+  const SeededResNet18 r;
   // Untrained, its 1000 probabilities are near-ties (top-2 within 1e-4 of
   // top-1 on the rows bfloat16 flips: below its 2^-8 resolution), so
   // bfloat16 keeps 96 % of the classes here; every flip must be such a tie.
-  ExpectSameTop1(net, {mod.arg_params(), mod.aux_params()}, data, 50, 0.95);
+  ExpectSameTop1(r.net, r.params, r.data, 50, 0.95);
 }
 
 // The float16 ResNet-18 on gpu(0) (skipped without one): cuDNN and cuBLAS
@@ -170,22 +178,16 @@ TEST(AmpModels, ResNet18WithSeededParametersKeepsItsTop1) {
 // the CPU.
 TEST(AmpModels, ResNet18InFloat16OnTheGpuKeepsItsTop1) {
   if (test::GpuCount() == 0) GTEST_SKIP() << "no GPU";
-  Runtime* rt = &Runtime::Global();
-  const Symbol net = test::bench::ResNet18();
-  Module mod(rt, net);
-  mod.Bind({{"data", Shape{50, 3, 64, 64}}}, {{"softmax_label", Shape{50}}}, false);
-  auto init = Initializer::Create("xavier", {{"magnitude", "2"}}, 11);
-  mod.InitParams(init.get());
-  const Params p{mod.arg_params(), mod.aux_params()};
-  const NDArray data = test::RandomArray(Shape{200, 3, 64, 64}, DType::kFloat32, -1, 1, 5);
+  const SeededResNet18 r;
   std::vector<double> gaps;
-  const std::vector<int> ref = Classes(net, p, data, 50, &gaps);
+  const std::vector<int> ref = Classes(r.net, r.params, r.data, 50, &gaps);
   amp::ConvertOptions o;
   o.target_dtype = DType::kFloat16;
-  const amp::Model m = amp::ConvertModel(rt->ops(), net, p.args, p.aux, o);
+  const amp::Model m =
+      amp::ConvertModel(Runtime::Global().ops(), r.net, r.params.args, r.params.aux, o);
   std::vector<std::string> float32_nodes;
   const std::vector<int> got =
-      Classes(m.symbol, {m.args, m.aux}, data, 50, nullptr, {Context::GPU(0), &float32_nodes});
+      Classes(m.symbol, {m.args, m.aux}, r.data, 50, nullptr, {Context::GPU(0), &float32_nodes});
   for (const std::string& n : float32_nodes)  // only the constant folds of BatchNorm
     EXPECT_TRUE(n.size() > 5 && n.compare(n.size() - 5, 5, "_fold") == 0)
         << n << " ran in float32 between Casts";
