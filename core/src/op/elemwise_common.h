@@ -19,14 +19,6 @@ inline std::vector<std::pair<int, int>> InplaceEither(const ParamValues&) {
   return {{0, 0}, {1, 0}};
 }
 
-// "operator <name>" plus the node name when it differs, for error messages.
-inline std::string OpLabel(const NodeAttrs& attrs) {
-  std::string s = "operator " + (attrs.op ? attrs.op->name : std::string("?"));
-  if (attrs.op && !attrs.name.empty() && attrs.name != attrs.op->name)
-    s += " (node '" + attrs.name + "')";
-  return s;
-}
-
 // An OpDef with one input "data" and one output of the same shape and dtype
 // (bidirectional inference); the output may overwrite the input.
 inline OpDef UnaryDef(std::string name, std::string doc, std::vector<ParamDecl> params = {}) {

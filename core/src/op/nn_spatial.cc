@@ -18,13 +18,6 @@ ParamDecl LayoutParam(const std::string& doc) {
       EnumParam("layout", "None", {"NCW", "NCHW", "NCDHW", "NHWC", "NDHWC", "NWC"}, doc));
 }
 
-std::string OpLabel(const NodeAttrs& attrs) {
-  std::string s = "operator " + (attrs.op ? attrs.op->name : std::string("?"));
-  if (!attrs.name.empty() && attrs.op && attrs.name != attrs.op->name)
-    s += " (node '" + attrs.name + "')";
-  return s;
-}
-
 namespace {
 
 // Copies tuple `key` into `dst` (nsp values) when given; checks its length

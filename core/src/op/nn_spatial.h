@@ -50,9 +50,6 @@ bool ConvolutionShape(const NodeAttrs& attrs, std::vector<Shape>* in, std::vecto
 // weight_grad[, bias_grad]) derived from the forward inference `fwd`.
 InferShapeFn ConvLikeBackwardShape(InferShapeFn fwd);
 
-// "operator <name> (node '<node>')" for messages.
-std::string OpLabel(const NodeAttrs& attrs);
-
 // MXNet's BatchNorm dtypes (nn_norm.cc): the data entries (inputs
 // `data_in`, outputs `data_out`) share one dtype; every other input and
 // output is float32 for float16/bfloat16 data and the data's dtype

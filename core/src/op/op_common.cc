@@ -83,6 +83,13 @@ NamesFn FixedNames(std::vector<std::string> names) {
 
 std::vector<std::pair<int, int>> InplaceFirst(const ParamValues&) { return {{0, 0}}; }
 
+std::string OpLabel(const NodeAttrs& attrs) {
+  std::string s = "operator " + (attrs.op ? attrs.op->name : std::string("?"));
+  if (attrs.op && !attrs.name.empty() && attrs.name != attrs.op->name)
+    s += " (node '" + attrs.name + "')";
+  return s;
+}
+
 std::string GradName(const NodePtr& node, const std::string& suffix) {
   return node->attrs.name + "_" + suffix;
 }

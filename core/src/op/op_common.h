@@ -13,6 +13,10 @@
 namespace weft {
 namespace op {
 
+// "operator <name>", plus " (node '<node>')" when the node's name differs,
+// for error messages.
+std::string OpLabel(const NodeAttrs& attrs);
+
 // Merges `src` into `(*shapes)[i]`; on conflict throws Error(kShape) naming
 // the op, the node, `what` (e.g. "input 'lhs'") and both shapes.
 void AssignShape(const NodeAttrs& attrs, std::vector<Shape>* shapes, size_t i, const Shape& src,
